@@ -1,0 +1,25 @@
+"""Settings, read from TIERPLAN_* environment variables through get_settings()."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="TIERPLAN_")
+
+    database_url: str = f"sqlite:///{Path.cwd() / 'var' / 'tierplan.db'}"
+    templates_dir: Path = PROJECT_ROOT / "templates"
+    static_dir: Path = PROJECT_ROOT / "static"
+    migrations_dir: Path = PROJECT_ROOT / "migrations"
+    load_demo_on_empty: bool = True
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

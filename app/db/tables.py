@@ -1,0 +1,193 @@
+"""SQLModel tables. Every stored estimate or measurement carries its provenance."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import CheckConstraint, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+PROVENANCE_CHECK = "{col} IN ('measured', 'imported', 'reported', 'assumed')"
+
+
+def provenance_check(column: str, name: str) -> CheckConstraint:
+    return CheckConstraint(PROVENANCE_CHECK.format(col=column), name=name)
+
+
+class CampaignBase(SQLModel):
+    name: str = Field(max_length=200)
+    model: str = Field(default="", max_length=500)
+    hardware: str = Field(default="", max_length=1000)
+    gpu_count: int = Field(default=1, ge=1)
+    notes: str = Field(default="")
+
+
+class Campaign(CampaignBase, table=True):
+    __tablename__ = "campaign"
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime
+
+
+class CampaignCreate(CampaignBase):
+    pass
+
+
+class CampaignPublic(CampaignBase):
+    id: int
+    created_at: datetime
+
+
+class Regime(SQLModel, table=True):
+    __tablename__ = "regime"
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "name", name="uq_regime_campaign_name"),
+        provenance_check("target_provenance", "ck_regime_target_provenance"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
+    name: str = Field(max_length=100)
+    position: int = 0
+    concurrency: int
+    input_tokens: int
+    output_tokens: int
+    target_tok_s: float
+    target_provenance: str = "reported"
+    notes: str = ""
+
+
+class Measurement(SQLModel, table=True):
+    """One measured value; rows are only ever added, so the history is kept."""
+
+    __tablename__ = "measurement"
+    __table_args__ = (provenance_check("provenance", "ck_measurement_provenance"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", index=True)
+    metric: str = Field(max_length=50)
+    value: float
+    unit: str = Field(max_length=20)
+    measured_at: datetime
+    provenance: str = "measured"
+    source: str = Field(default="form", max_length=300)
+    note: str = ""
+
+
+class MeasurementPublic(SQLModel):
+    id: int
+    regime: str
+    metric: str
+    value: float
+    unit: str
+    measured_at: datetime
+    provenance: str
+    source: str
+    note: str
+
+
+class Profile(SQLModel, table=True):
+    """A split of one regime's step time; the newest profile of a regime is the one planned on."""
+
+    __tablename__ = "profile"
+
+    id: int | None = Field(default=None, primary_key=True)
+    regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", index=True)
+    source: str = Field(default="form", max_length=300)
+    created_at: datetime
+
+
+class ProfileShare(SQLModel, table=True):
+    __tablename__ = "profile_share"
+    __table_args__ = (
+        UniqueConstraint("profile_id", "bucket", name="uq_profile_share_bucket"),
+        provenance_check("provenance", "ck_profile_share_provenance"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    profile_id: int = Field(foreign_key="profile.id", ondelete="CASCADE", index=True)
+    bucket: str = Field(max_length=100)
+    share: float
+    provenance: str = "assumed"
+
+
+class Tier(SQLModel, table=True):
+    __tablename__ = "tier"
+    __table_args__ = (UniqueConstraint("campaign_id", "key", name="uq_tier_campaign_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
+    key: str = Field(max_length=20)
+    name: str = Field(max_length=200)
+    position: int = 0
+    description: str = ""
+    started_at: datetime | None = None
+
+
+class Intervention(SQLModel, table=True):
+    __tablename__ = "intervention"
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "key", name="uq_intervention_campaign_key"),
+        provenance_check("effort_provenance", "ck_intervention_effort_provenance"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
+    tier_id: int | None = Field(default=None, foreign_key="tier.id", ondelete="SET NULL", index=True)
+    key: str = Field(max_length=20)
+    title: str = Field(max_length=300)
+    description: str = ""
+    links: str = ""  # one reference URL or citation a line
+    position: int = 0
+    effort_low_days: float
+    effort_likely_days: float
+    effort_high_days: float
+    effort_provenance: str = "assumed"
+    status: str = "proposed"
+    started_at: datetime | None = None
+
+
+class Effect(SQLModel, table=True):
+    """A bucket speedup, or a whole-step multiplier in the regimes linked through effect_regime."""
+
+    __tablename__ = "effect"
+    __table_args__ = (
+        CheckConstraint("kind IN ('bucket', 'step')", name="ck_effect_kind"),
+        provenance_check("provenance", "ck_effect_provenance"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    intervention_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", index=True)
+    kind: str = "bucket"
+    bucket: str | None = Field(default=None, max_length=100)
+    speedup_low: float
+    speedup_likely: float
+    speedup_high: float
+    provenance: str = "assumed"
+    note: str = ""
+
+
+class EffectRegime(SQLModel, table=True):
+    """The regimes an effect is limited to; none means every regime (bucket effects only)."""
+
+    __tablename__ = "effect_regime"
+
+    effect_id: int = Field(foreign_key="effect.id", ondelete="CASCADE", primary_key=True)
+    regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", primary_key=True)
+
+
+class Gate(SQLModel, table=True):
+    __tablename__ = "gate"
+    __table_args__ = (
+        CheckConstraint("comparator IN ('>=', '<=')", name="ck_gate_comparator"),
+        provenance_check("provenance", "ck_gate_provenance"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    tier_id: int = Field(foreign_key="tier.id", ondelete="CASCADE", index=True)
+    regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", index=True)
+    metric: str = Field(max_length=50)
+    comparator: str = ">="
+    threshold: float
+    provenance: str = "assumed"
+    note: str = ""

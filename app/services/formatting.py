@@ -1,0 +1,62 @@
+"""Number formatting shared by the pages and the markdown export (templates format nothing)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+
+def number(value: float | None, unit: str = "") -> str:
+    """3-4 significant figures, thousands separated, with the unit; an em dash for None."""
+    if value is None:
+        return "—"
+    magnitude = abs(value)
+    if magnitude >= 1000:
+        text = f"{value:,.0f}"
+    elif magnitude >= 10:
+        text = f"{value:.1f}"
+    elif magnitude >= 1:
+        text = f"{value:.2f}"
+    else:
+        text = f"{value:.3g}"
+    return f"{text} {unit}".strip()
+
+
+def tok_s(value: float | None) -> str:
+    return number(value, "tok/s")
+
+
+def factor(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}x"
+
+
+def share(value: float) -> str:
+    return f"{value * 100:.0f}%" if value >= 0.01 or value == 0 else f"{value * 100:.1f}%"
+
+
+def days(value: float) -> str:
+    return f"{plain(value)} d"
+
+
+def date(value: datetime | None) -> str:
+    return "—" if value is None else value.strftime("%Y-%m-%d")
+
+
+def timestamp(value: datetime | None) -> str:
+    return "—" if value is None else value.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def datetime_input(value: datetime | None) -> str:
+    """The value an <input type=datetime-local> expects (UTC)."""
+    return "" if value is None else value.strftime("%Y-%m-%dT%H:%M")
+
+
+def plain(value: float) -> str:
+    """A short number without trailing zeros: 2.5, 4, 0.63."""
+    return f"{value:.4g}"
+
+
+def three_point(low: float, likely: float, high: float, suffix: str = "") -> str:
+    """The likely value, then the range: "2.5x (2–3x)"."""
+    if low == likely == high:
+        return f"{plain(likely)}{suffix}"
+    return f"{plain(likely)}{suffix} ({plain(low)}–{plain(high)}{suffix})"

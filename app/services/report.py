@@ -1,0 +1,289 @@
+"""The plan of a campaign, computed by the core and laid out for pages, export and API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlmodel import Session
+
+from app.db import repo
+from app.db.mappers import to_core
+from app.db.repo import CampaignRows
+from app.planning.gates import GateResult, evaluate_gates
+from app.planning.metrics import METRICS, THROUGHPUT_METRIC
+from app.planning.projection import RegimeProjection, Step, project_campaign
+from app.services import formatting as fmt
+from app.services.errors import NotFound
+
+
+@dataclass
+class StepView:
+    label: str  # "baseline" or "after A"
+    tier_key: str | None
+    tok_s: float | None
+    tok_s_text: str
+    gain_text: str
+    step_ms_text: str
+    bottleneck: str
+    bottleneck_share_text: str
+    verdict_text: str
+    reaches: bool | None
+    applied: list[str]
+
+
+@dataclass
+class RegimeView:
+    id: int
+    name: str
+    concurrency: int
+    workload_text: str
+    target_tok_s: float
+    target_text: str
+    target_provenance: str
+    baseline_text: str
+    baseline_detail: str  # date, provenance, source
+    steps: list[StepView]
+    verdict_text: str
+    reaches: bool | None
+    notes: list[str]
+    profile: list[tuple[str, str, str]]  # bucket, share, provenance
+    profile_source: str
+
+
+@dataclass
+class GateView:
+    id: int
+    tier_key: str
+    regime: str
+    metric: str
+    condition_text: str  # "output_tok_s >= 40 tok/s"
+    status: str
+    evidence_text: str
+    projected_text: str
+    provenance: str
+
+
+@dataclass
+class InterventionView:
+    id: int
+    key: str
+    title: str
+    description: str
+    links: list[str]
+    status: str
+    effort_text: str
+    effort_provenance: str
+    effects: list[tuple[int, str, str]]  # effect id, text, provenance
+
+
+@dataclass
+class TierView:
+    id: int
+    key: str
+    name: str
+    description: str
+    started_text: str
+    interventions: list[InterventionView]
+    gates: list[GateView]
+    outcome: list[str]  # per regime, what the tier should buy
+    effort_text: str
+
+
+@dataclass
+class PlanReport:
+    campaign_id: int
+    name: str
+    model: str
+    hardware: str
+    gpu_count: int
+    notes: str
+    regimes: list[RegimeView]
+    tiers: list[TierView]
+    unassigned: list[InterventionView]
+    assumptions: list[str] = field(default_factory=list)
+    gate_results: list[GateResult] = field(default_factory=list)
+    projections: tuple[RegimeProjection, ...] = ()
+
+
+def build_plan(session: Session, campaign_id: int) -> PlanReport:
+    """Load the campaign, project it and evaluate its gates; NotFound if it does not exist."""
+    rows = repo.load_campaign(session, campaign_id=campaign_id)
+    if rows is None:
+        raise NotFound(f"no campaign {campaign_id}")
+    campaign = to_core(rows)
+    projections = project_campaign(campaign)
+    results = evaluate_gates(campaign.gates, campaign.tiers, campaign.measurements)
+    regimes = [_regime_view(r, p, rows) for r, p in zip(rows.regimes, projections, strict=True)]
+    by_regime = {p.regime: p for p in projections}
+    regime_names = {r.id: r.name for r in rows.regimes}
+    gate_views = [_gate_view(g, res, by_regime, regime_names) for g, res in zip(rows.gates, results, strict=True)]
+    interventions = {i.id: _intervention_view(i, rows) for i in rows.interventions}
+    tiers = []
+    for tier in rows.tiers:
+        members = [interventions[i.id] for i in rows.interventions if i.tier_id == tier.id]
+        likely_days = sum(i.effort_likely_days for i in rows.interventions if i.tier_id == tier.id)
+        tiers.append(
+            TierView(
+                id=tier.id,
+                key=tier.key,
+                name=tier.name,
+                description=tier.description,
+                started_text=f"started {fmt.date(tier.started_at)}" if tier.started_at else "not started",
+                interventions=members,
+                gates=[g for g in gate_views if g.tier_key == tier.key],
+                outcome=[_outcome(p, tier.key) for p in projections],
+                effort_text=f"{fmt.plain(likely_days)} d likely" if members else "no interventions",
+            )
+        )
+    c = rows.campaign
+    return PlanReport(
+        campaign_id=c.id,
+        name=c.name,
+        model=c.model,
+        hardware=c.hardware,
+        gpu_count=c.gpu_count,
+        notes=c.notes,
+        regimes=regimes,
+        tiers=tiers,
+        unassigned=[interventions[i.id] for i in rows.interventions if i.tier_id is None],
+        assumptions=_assumptions(rows),
+        gate_results=list(results),
+        projections=projections,
+    )
+
+
+def _step_view(step: Step, label: str) -> StepView:
+    shares = dict(step.shares)
+    return StepView(
+        label=label,
+        tier_key=step.tier_key,
+        tok_s=step.tok_s,
+        tok_s_text=fmt.tok_s(step.tok_s),
+        gain_text=fmt.factor(step.gain),
+        step_ms_text=fmt.number(step.step_ms, "ms"),
+        bottleneck=step.bottleneck,
+        bottleneck_share_text=fmt.share(shares[step.bottleneck]),
+        verdict_text=step.verdict.text,
+        reaches=step.verdict.reaches,
+        applied=list(step.applied),
+    )
+
+
+def _regime_view(regime, projection: RegimeProjection, rows: CampaignRows) -> RegimeView:
+    baseline = next(
+        (m for m in rows.measurements if m.regime_id == regime.id and m.metric == THROUGHPUT_METRIC), None
+    )
+    profile_row = rows.profiles.get(regime.id)
+    shares = rows.shares.get(profile_row.id, []) if profile_row else []
+    final = projection.final
+    return RegimeView(
+        id=regime.id,
+        name=regime.name,
+        concurrency=regime.concurrency,
+        workload_text=f"concurrency {regime.concurrency}, {regime.input_tokens} in / {regime.output_tokens} out tokens",
+        target_tok_s=regime.target_tok_s,
+        target_text=fmt.tok_s(regime.target_tok_s),
+        target_provenance=regime.target_provenance,
+        baseline_text=fmt.tok_s(baseline.value if baseline else None),
+        baseline_detail=(
+            f"{baseline.provenance}, {fmt.date(baseline.measured_at)}, {baseline.source}"
+            if baseline
+            else "no output_tok_s measurement yet"
+        ),
+        steps=[_step_view(projection.baseline, "baseline")]
+        + [_step_view(s, f"after {s.tier_key}") for s in projection.steps],
+        verdict_text=final.verdict.text,
+        reaches=final.verdict.reaches,
+        notes=list(projection.notes),
+        profile=[(s.bucket, fmt.share(s.share), s.provenance) for s in shares],
+        profile_source=profile_row.source if profile_row else "no profile",
+    )
+
+
+def _gate_view(gate, result: GateResult, by_regime: dict[str, RegimeProjection], names: dict[int, str]) -> GateView:
+    metric = METRICS.get(gate.metric)
+    unit = metric.unit if metric else ""
+    evidence = result.evidence
+    projected = ""
+    if gate.metric == THROUGHPUT_METRIC:
+        step = by_regime[names[gate.regime_id]].after(result.gate.tier_key)
+        if step is not None and step.tok_s is not None:
+            projected = f"projected {fmt.tok_s(step.tok_s)}"
+    return GateView(
+        id=gate.id,
+        tier_key=result.gate.tier_key,
+        regime=names[gate.regime_id],
+        metric=gate.metric,
+        condition_text=f"{gate.metric} {gate.comparator} {fmt.number(gate.threshold, unit)}",
+        status=result.status.value,
+        evidence_text=(
+            f"{fmt.number(evidence.value, unit)} on {fmt.date(evidence.measured_at)}" if evidence else result.reason
+        ),
+        projected_text=projected,
+        provenance=gate.provenance,
+    )
+
+
+def _effect_text(effect, regime_names: list[str]) -> str:
+    speed = fmt.three_point(effect.speedup_low, effect.speedup_likely, effect.speedup_high, "x")
+    where = f"in {', '.join(regime_names)}" if regime_names else "in every regime"
+    if effect.kind == "step":
+        return f"whole step {speed} faster {where}"
+    return f"{effect.bucket} {speed} faster {where}"
+
+
+def _intervention_view(intervention, rows: CampaignRows) -> InterventionView:
+    names = {r.id: r.name for r in rows.regimes}
+    effects = [
+        (e.id, _effect_text(e, [names[rid] for rid in rows.effect_regimes.get(e.id, [])]), e.provenance)
+        for e in rows.effects
+        if e.intervention_id == intervention.id
+    ]
+    i = intervention
+    return InterventionView(
+        id=i.id,
+        key=i.key,
+        title=i.title,
+        description=i.description,
+        links=[line.strip() for line in i.links.splitlines() if line.strip()],
+        status=i.status,
+        effort_text=fmt.three_point(i.effort_low_days, i.effort_likely_days, i.effort_high_days, " d"),
+        effort_provenance=i.effort_provenance,
+        effects=effects,
+    )
+
+
+def _outcome(projection: RegimeProjection, tier_key: str) -> str:
+    steps = [projection.baseline, *projection.steps]
+    index = next(n for n, s in enumerate(steps) if s.tier_key == tier_key)
+    before, after = steps[index - 1], steps[index]
+    gain = before.step_rel / after.step_rel
+    return (
+        f"{projection.regime}: {fmt.tok_s(before.tok_s)} → {fmt.tok_s(after.tok_s)} "
+        f"({fmt.factor(gain)}), bottleneck then {after.bottleneck}"
+    )
+
+
+def _assumptions(rows: CampaignRows) -> list[str]:
+    """Every number the team assumed rather than measured or read."""
+    names = {r.id: r.name for r in rows.regimes}
+    out = [f"target of {r.name}: {fmt.tok_s(r.target_tok_s)}" for r in rows.regimes if r.target_provenance == "assumed"]
+    for regime in rows.regimes:
+        profile = rows.profiles.get(regime.id)
+        for s in rows.shares.get(profile.id, []) if profile else []:
+            if s.provenance == "assumed":
+                out.append(f"{regime.name} profile: {s.bucket} is {fmt.share(s.share)} of step time")
+    keys = {i.id: i.key for i in rows.interventions}
+    for i in rows.interventions:
+        if i.effort_provenance == "assumed":
+            out.append(f"{i.key} effort: {fmt.three_point(i.effort_low_days, i.effort_likely_days, i.effort_high_days, ' d')}")
+    for e in rows.effects:
+        if e.provenance == "assumed":
+            out.append(f"{keys[e.intervention_id]}: {_effect_text(e, [names[r] for r in rows.effect_regimes.get(e.id, [])])}")
+    for m in rows.measurements:
+        if m.provenance == "assumed":
+            out.append(f"{names[m.regime_id]} {m.metric}: {fmt.number(m.value, m.unit)}")
+    for g in rows.gates:
+        if g.provenance == "assumed":
+            out.append(f"gate threshold {names[g.regime_id]} {g.metric} {g.comparator} {fmt.plain(g.threshold)}")
+    return out
