@@ -1,0 +1,78 @@
+"""The application factory."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app import __version__
+from app.config import Settings, get_settings
+from app.db.engine import make_engine
+from app.services.errors import FormInvalid, NotFound
+from app.web import api, editor_pages, pages
+from app.web.deps import utc_now
+from app.web.templating import make_templates, render
+
+log = logging.getLogger("tierplan")
+
+
+def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
+    """Build the app on `settings` (default: from the environment); `clock` gives aware UTC datetimes."""
+    settings = settings or get_settings()
+    app = FastAPI(
+        title="tierplan",
+        version=__version__,
+        description="Honest tiered roadmaps for making an LLM serve faster on given GPUs.",
+    )
+    app.state.settings = settings
+    app.state.engine = make_engine(settings.database_url)
+    app.state.templates = make_templates(str(settings.templates_dir))
+    app.state.clock = clock
+    app.mount("/static", StaticFiles(directory=settings.static_dir), name="static")
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    app.include_router(editor_pages.router)
+
+    @app.get("/healthz", tags=["api"])
+    def healthz() -> dict[str, str]:
+        """Liveness: the server answers."""
+        return {"status": "ok"}
+
+    _install_error_pages(app)
+    return app
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api") or request.url.path == "/healthz"
+
+
+def _error_page(request: Request, status: int, title: str, message: str):
+    if _wants_json(request):
+        return JSONResponse({"detail": message}, status_code=status)
+    return render(request, "error.html", {"title": title, "message": message}, status=status)
+
+
+def _install_error_pages(app: FastAPI) -> None:
+    @app.exception_handler(NotFound)
+    async def not_found(request: Request, exc: NotFound):
+        return _error_page(request, 404, "Not found", str(exc))
+
+    @app.exception_handler(FormInvalid)
+    async def form_invalid(request: Request, exc: FormInvalid):
+        if _wants_json(request):
+            return JSONResponse({"detail": "invalid input", "errors": exc.errors}, status_code=422)
+        return _error_page(request, 422, "Invalid input", str(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException):
+        message = "No such page." if exc.status_code == 404 else str(exc.detail)
+        return _error_page(request, exc.status_code, "Not found" if exc.status_code == 404 else "Error", message)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception):
+        log.exception("unexpected error on %s", request.url.path)
+        return _error_page(request, 500, "Something went wrong", "The server hit an error; it has been logged.")
