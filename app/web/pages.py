@@ -76,7 +76,7 @@ async def add_measurement(request: Request, campaign_id: int, session: SessionDe
         context = plan_context(session, campaign_id, form)
         return render(request, "plan.html", context, block="plan_body" if htmx else None, status=422)
     if not htmx:
-        return RedirectResponse(f"/campaigns/{campaign_id:int}", status_code=303)
+        return RedirectResponse(f"/campaigns/{campaign_id}", status_code=303)
     saved = f"Recorded {measurement.metric} = {measurement.value:g} {measurement.unit}."
     context = plan_context(session, campaign_id, saved=saved)
     context["form"].raw["regime"] = data.get("regime", "")

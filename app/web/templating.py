@@ -15,6 +15,9 @@ from app.planning.metrics import METRICS
 def make_templates(directory: str) -> Jinja2Templates:
     templates = Jinja2Templates(directory=directory)
     templates.env.globals["metrics"] = METRICS
+    # Macros as globals, so a block rendered on its own for htmx sees them too.
+    macros = templates.env.get_template("partials/fields.html").module
+    templates.env.globals.update(field=macros.field, badge=macros.badge)
     return templates
 
 

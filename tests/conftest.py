@@ -1,0 +1,105 @@
+"""Shared fixtures: a fresh, migrated database per test; the app on it; a clock the test controls."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.db.engine import make_engine, new_session
+from app.db.migrate import upgrade_to_head
+
+PG_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+class Clock:
+    """A clock that stands still until the test moves it."""
+
+    def __init__(self, now: datetime):
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta) -> None:
+        self.now += timedelta(**delta)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(datetime(2026, 12, 1, 12, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def sqlite_url(tmp_path) -> str:
+    url = f"sqlite:///{tmp_path / 'tierplan.db'}"
+    upgrade_to_head(url)
+    return url
+
+
+def reset_postgres() -> str:
+    """Empty the `test` database's public schema; skip when the server is not there."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.exc import OperationalError
+
+    engine = create_engine(PG_ADMIN_URL)
+    try:
+        with engine.begin() as connection:
+            connection.execute(text("DROP SCHEMA IF EXISTS public CASCADE"))
+            connection.execute(text("CREATE SCHEMA public"))
+    except OperationalError as exc:
+        pytest.skip(f"PostgreSQL is not reachable at 127.0.0.1:5432 ({exc.orig.__class__.__name__})")
+    finally:
+        engine.dispose()
+    return PG_ADMIN_URL
+
+
+@pytest.fixture
+def postgres_url() -> str:
+    url = reset_postgres()
+    upgrade_to_head(url)
+    return url
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(request) -> str:
+    """Each test using this runs once on a SQLite file and once on PostgreSQL."""
+    return request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "postgres_url")
+
+
+@pytest.fixture
+def engine(sqlite_url):
+    engine = make_engine(sqlite_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def session(engine):
+    with new_session(engine) as session:
+        yield session
+
+
+@pytest.fixture
+def app(sqlite_url, clock):
+    from app.main import create_app
+
+    app = create_app(Settings(database_url=sqlite_url, load_demo_on_empty=False), clock=clock)
+    yield app
+    app.state.engine.dispose()
+
+
+@pytest.fixture
+def client(app) -> TestClient:
+    with TestClient(app, raise_server_exceptions=False) as client:
+        yield client
+
+
+@pytest.fixture
+def demo_id(app, clock) -> int:
+    from app.services.demo import load_demo
+
+    with new_session(app.state.engine) as session:
+        return load_demo(session, now=clock()).id

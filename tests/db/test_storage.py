@@ -1,0 +1,67 @@
+"""Rows on a real database: history is kept, cascades hold, the plan reads back what was stored."""
+
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+
+from app.db import repo
+from app.db.engine import make_engine, new_session
+from app.db.tables import Campaign, Measurement, Regime
+from app.services.demo import load_demo
+from app.services.measurements import record_measurement
+from app.services.report import build_plan
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def db(database_url):
+    engine = make_engine(database_url)
+    with new_session(engine) as session:
+        yield session
+    engine.dispose()
+
+
+def test_the_demo_campaign_reads_back_as_the_reference_plan(db):
+    campaign = load_demo(db, now=NOW)
+    plan = build_plan(db, campaign.id)
+    batch1 = plan.regimes[0]
+    # 10 tok/s x 4.8 (A1) x 1.5 (A2) at batch 1
+    assert batch1.steps[1].tok_s == pytest.approx(72.0)
+    assert [r.name for r in plan.regimes] == ["batch 1", "concurrency 16"]
+
+
+def test_a_new_measurement_adds_history_and_becomes_the_baseline(db):
+    campaign = load_demo(db, now=NOW)
+    record_measurement(db, campaign.id, {"regime": "batch 1", "metric": "output_tok_s", "value": "12.5"}, now=NOW)
+    regime = repo.regime_named(db, campaign_id=campaign.id, name="batch 1")
+    history = repo.measurements_of(db, regime_ids=[regime.id])
+    assert [m.value for m in history] == [12.5, 10.0]
+    assert build_plan(db, campaign.id).regimes[0].steps[0].tok_s == pytest.approx(12.5)
+
+
+def test_stored_times_come_back_as_aware_utc(db):
+    campaign = load_demo(db, now=NOW)
+    record_measurement(db, campaign.id, {"regime": "batch 1", "metric": "tpot_ms", "value": "20"}, now=NOW)
+    db.expire_all()
+    newest = db.exec(select(Measurement).order_by(Measurement.id.desc())).first()
+    assert newest.measured_at == NOW
+
+
+def test_deleting_a_campaign_deletes_its_rows(db):
+    campaign = load_demo(db, now=NOW)
+    db.delete(db.get(Campaign, campaign.id))
+    db.commit()
+    assert db.exec(select(Regime)).all() == []
+    assert db.exec(select(Measurement)).all() == []
+
+
+def test_a_provenance_outside_the_four_is_refused(db):
+    campaign = load_demo(db, now=NOW)
+    regime = repo.regime_named(db, campaign_id=campaign.id, name="batch 1")
+    db.add(Measurement(regime_id=regime.id, metric="output_tok_s", value=1, unit="tok/s", measured_at=NOW,
+                       provenance="guessed"))
+    with pytest.raises(IntegrityError):
+        db.commit()

@@ -1,0 +1,144 @@
+"""Pages through the TestClient: full pages, htmx blocks, 422 re-renders, nothing written on bad input."""
+
+import html
+import re
+
+import pytest
+from sqlmodel import func, select
+
+from app.db.engine import new_session
+from app.db.tables import Measurement
+
+HTMX = {"HX-Request": "true"}
+
+
+def measurement_count(app) -> int:
+    with new_session(app.state.engine) as session:
+        return session.exec(select(func.count()).select_from(Measurement)).one()
+
+
+def gate_status(html: str, condition: str, regime: str) -> str:
+    """The status badge of the gate row with that regime and condition."""
+    for row in re.findall(r'<tr class="gate".*?</tr>', html, re.S):
+        if f"<td>{regime}</td>" in row and condition in row:
+            return re.search(r'data-status="(\w+)"', row).group(1)
+    raise AssertionError(f"no gate {regime} {condition}")
+
+
+def test_the_campaign_list_shows_the_demo_and_a_create_form(client, demo_id):
+    page = client.get("/")
+    assert page.status_code == 200
+    assert "DeepSeek-V4-Flash on 8x RTX PRO 6000 Blackwell" in page.text
+    assert 'name="gpu_count"' in page.text
+
+
+def test_creating_a_campaign_redirects_to_its_plan(client):
+    response = client.post("/campaigns", data={"name": "Llama 3 on H100", "gpu_count": "2"}, follow_redirects=False)
+    assert response.status_code == 303
+    plan = client.get(response.headers["location"])
+    assert plan.status_code == 200 and "Llama 3 on H100" in plan.text
+
+
+def test_a_bad_campaign_form_comes_back_422_with_messages_and_values(client):
+    response = client.post("/campaigns", data={"name": "", "gpu_count": "two", "model": "Qwen"}, headers=HTMX)
+    assert response.status_code == 422
+    assert "<html" not in response.text
+    assert 'id="error-name"' in response.text and "required" in response.text
+    assert "must be a whole number" in response.text
+    assert 'value="Qwen"' in response.text and 'value="two"' in response.text
+    assert client.get("/api/campaigns").json() == []
+
+
+def test_the_plan_page_shows_projections_computed_from_the_stored_inputs(client, demo_id):
+    page = client.get(f"/campaigns/{demo_id}")
+    assert page.status_code == 200
+    # batch 1: 10 x 4.8 x 1.5 = 72.0 after A; then attention 0.63 / 2.5 and moe 0.15 / 2:
+    # step 1 - 0.378 - 0.075 = 0.547, 72 / 0.547 = 131.6 after B
+    assert "72.0 tok/s" in page.text and "131.6 tok/s" in page.text
+    assert "short by 6.7x" in page.text
+    assert page.headers["vary"] == "HX-Request"
+
+
+def test_an_htmx_request_gets_only_the_plan_block(client, demo_id):
+    fragment = client.get(f"/campaigns/{demo_id}", headers=HTMX)
+    assert fragment.status_code == 200
+    assert fragment.text.lstrip().startswith('<div id="plan-body">')
+    assert "<html" not in fragment.text
+
+
+def test_a_history_restore_gets_the_full_page(client, demo_id):
+    page = client.get(f"/campaigns/{demo_id}", headers={**HTMX, "HX-History-Restore-Request": "true"})
+    assert "<html" in page.text
+
+
+def test_a_qualifying_measurement_turns_its_gate_to_pass(client, app, demo_id):
+    before = client.get(f"/campaigns/{demo_id}").text
+    assert gate_status(before, "output_tok_s &gt;= 40.0 tok/s", "batch 1") == "pending"
+    response = client.post(
+        f"/campaigns/{demo_id}/measurements",
+        data={"regime": "batch 1", "metric": "output_tok_s", "value": "45", "note": "A1 configs"},
+        headers=HTMX,
+    )
+    assert response.status_code == 200
+    assert response.text.lstrip().startswith('<div id="plan-body">')
+    assert gate_status(response.text, "output_tok_s &gt;= 40.0 tok/s", "batch 1") == "pass"
+    assert "45.0 tok/s on 2026-12-01" in response.text
+    assert "Recorded output_tok_s = 45 tok/s." in response.text
+    # the new baseline feeds the projection: 45 x 7.2 after A
+    assert "324.0 tok/s" in response.text
+
+
+def test_a_measurement_that_misses_its_threshold_fails_the_gate(client, demo_id):
+    response = client.post(f"/campaigns/{demo_id}/measurements",
+                           data={"regime": "batch 1", "metric": "tpot_ms", "value": "31"}, headers=HTMX)
+    assert gate_status(response.text, "tpot_ms &lt;= 25.0 ms", "batch 1") == "fail"
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("value", "", "required"),
+        ("value", "-3", "must be greater than 0"),
+        ("value", "fast", "must be a number"),
+        ("value", "nan", "must be a finite number"),
+        ("regime", "batch 64", "unknown regime 'batch 64'"),
+        ("metric", "vibes", "unknown choice"),
+    ],
+)
+def test_bad_measurements_come_back_422_and_store_nothing(client, app, demo_id, field, value, message):
+    data = {"regime": "batch 1", "metric": "output_tok_s", "value": "45", "note": "kept note"}
+    data[field] = value
+    before = measurement_count(app)
+    response = client.post(f"/campaigns/{demo_id}/measurements", data=data, headers=HTMX)
+    assert response.status_code == 422
+    error = re.search(rf'<div class="field has-error" data-field="{field}">.*?</div>', response.text, re.S)
+    assert error and message in html.unescape(error.group(0))
+    assert 'value="kept note"' in response.text
+    assert measurement_count(app) == before
+
+
+def test_a_plain_form_post_without_htmx_redirects_back(client, demo_id):
+    response = client.post(f"/campaigns/{demo_id}/measurements",
+                           data={"regime": "batch 1", "metric": "output_tok_s", "value": "11"}, follow_redirects=False)
+    assert response.status_code == 303
+
+
+def test_the_regime_page_lists_its_history_newest_first(client, demo_id, clock):
+    client.post(f"/campaigns/{demo_id}/measurements", data={"regime": "batch 1", "metric": "output_tok_s", "value": "11"})
+    clock.advance(hours=1)
+    client.post(f"/campaigns/{demo_id}/measurements", data={"regime": "batch 1", "metric": "output_tok_s", "value": "12"})
+    page = client.get(f"/campaigns/{demo_id}/regimes/1")
+    assert page.status_code == 200
+    values = re.findall(r'<td class="num nowrap">([\d.]+) tok/s</td>', page.text)
+    assert values == ["12", "11", "10"]
+    assert "attention" in page.text and "63%" in page.text
+
+
+def test_an_unknown_campaign_is_a_clear_404_page(client):
+    page = client.get("/campaigns/999")
+    assert page.status_code == 404
+    assert "no campaign 999" in page.text and "Traceback" not in page.text
+
+
+def test_an_unknown_page_is_a_404_page(client):
+    assert client.get("/nowhere").status_code == 404
