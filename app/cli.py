@@ -16,16 +16,13 @@ def _migrate(url: str) -> None:
     upgrade_to_head(url)
 
 
-def _load_demo(url: str, only_if_empty: bool) -> int | None:
-    from app.db import repo
+def _load_demo(url: str) -> int:
     from app.db.engine import make_engine, new_session
     from app.services.demo import load_demo
 
     engine = make_engine(url)
     try:
         with new_session(engine) as session:
-            if only_if_empty and repo.count_campaigns(session):
-                return None
             return load_demo(session, now=datetime.now(UTC)).id
     finally:
         engine.dispose()
@@ -41,7 +38,7 @@ def cmd_migrate(args) -> int:
 def cmd_demo(args) -> int:
     url = get_settings().database_url
     _migrate(url)
-    campaign_id = _load_demo(url, only_if_empty=False)
+    campaign_id = _load_demo(url)
     print(f"loaded the reference campaign as campaign {campaign_id}")
     return 0
 
@@ -52,11 +49,7 @@ def cmd_serve(args) -> int:
     from app.main import create_app
 
     settings = get_settings()
-    _migrate(settings.database_url)
-    if settings.load_demo_on_empty:
-        campaign_id = _load_demo(settings.database_url, only_if_empty=True)
-        if campaign_id is not None:
-            print(f"empty database: loaded the reference campaign as campaign {campaign_id}")
+    _migrate(settings.database_url)  # the app then loads the demo into an empty database
     print(f"tierplan on http://{args.host}:{args.port} (database {settings.database_url})")
     uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
     return 0

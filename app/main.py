@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -23,7 +24,16 @@ log = logging.getLogger("tierplan")
 def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     """Build the app on `settings` (default: from the environment); `clock` gives aware UTC datetimes."""
     settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        if settings.load_demo_on_empty:
+            load_demo_if_empty(app.state.engine, clock())
+        yield
+        app.state.engine.dispose()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="tierplan",
         version=__version__,
         description="Honest tiered roadmaps for making an LLM serve faster on given GPUs.",
@@ -44,6 +54,23 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
 
     _install_error_pages(app)
     return app
+
+
+def load_demo_if_empty(engine, now) -> None:
+    """First start: an empty (migrated) database gets the reference campaign."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from app.db import repo
+    from app.db.engine import new_session
+    from app.services.demo import load_demo
+
+    try:
+        with new_session(engine) as session:
+            if repo.count_campaigns(session) == 0:
+                campaign = load_demo(session, now=now)
+                log.warning("empty database: loaded the reference campaign as campaign %s", campaign.id)
+    except SQLAlchemyError as exc:
+        log.error("could not read the database (run `tierplan migrate` first?): %s", exc)
 
 
 def _wants_json(request: Request) -> bool:

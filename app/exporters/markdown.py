@@ -1,11 +1,13 @@
 """The roadmap as GitHub-flavoured markdown. Pure: a PlanReport in, a string out.
 
 User text is escaped here, in code: backslashes and pipes so table cells never
-split, newlines so rows never break, and "<" so nothing turns into HTML.
+split, newlines so rows never break, emphasis marks, and a "<" that could
+open an HTML tag.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from app.services.formatting import timestamp
@@ -24,7 +26,9 @@ def cell(text: str) -> str:
 
 
 def _escape(text: str) -> str:
-    return str(text).replace("\\", "\\\\").replace("<", "&lt;").replace("*", "\\*").replace("_", "\\_")
+    text = str(text).replace("\\", "\\\\").replace("*", "\\*").replace("`", "\\`")
+    text = re.sub(r"(?<!\w)_|_(?!\w)", r"\\_", text)  # intraword underscores are literal in GFM
+    return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", text)  # nothing that could open an HTML tag
 
 
 def table(header: list[str], rows: list[list[str]], align: list[str] | None = None) -> list[str]:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from sqlmodel import select
-
-from app.db.tables import EffectRegime, Regime
+from app.db.tables import Regime
 from app.services import campaigns as campaign_service
 from app.services.editing import EDITORS, Editor, load_row, save
 from app.services.editing_effects import PROFILE_FIELDS, profile_initial, save_profile
@@ -83,9 +81,7 @@ def delete(campaign_id: int, kind: str, row_id: int, session: SessionDep, htmx: 
     if kind not in DELETABLE:
         raise NotFound(f"{editor.noun} rows cannot be deleted here")
     row = load_row(session, editor, campaign_id, row_id)
-    if kind == "effects":
-        for link in session.exec(select(EffectRegime).where(EffectRegime.effect_id == row_id)).all():
-            session.delete(link)
+    # effect_regime rows and other children go with ON DELETE CASCADE in the database
     session.delete(row)
     session.commit()
     return redirect(f"/campaigns/{campaign_id}", htmx)

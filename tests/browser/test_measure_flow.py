@@ -1,0 +1,55 @@
+"""In Chromium: a measurement through the form updates the plan in place and turns a gate to pass."""
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+GATE = 'tr.gate:has(td:text-is("batch 1")):has(a:text-is("output_tok_s >= 40.0 tok/s"))'
+
+
+def fill_measurement(page, regime: str, metric: str, value: str, note: str) -> None:
+    page.select_option("#measure select[name=regime]", regime)
+    page.select_option("#measure select[name=metric]", metric)
+    page.fill("#measure input[name=value]", value)
+    page.fill("#measure input[name=note]", note)
+    page.click("#measure button[type=submit]")
+
+
+def test_recording_a_measurement_turns_a_gate_from_pending_to_pass(server, page, screenshot):
+    page.goto(f"{server}/campaigns/1")
+    page.evaluate("window.__notReloaded = true")
+    assert page.locator(GATE).get_attribute("data-status") == "pending"
+    baseline = page.locator('section.regime[data-regime="batch 1"] td.baseline-cell')
+    assert baseline.inner_text() == "10.0 tok/s"
+
+    # a 422 is swapped in: the message next to its field, the typed values kept
+    fill_measurement(page, "batch 1", "output_tok_s", "-5", "SGLang + A1 configs")
+    error = page.locator('#measure [data-field="value"] .error')
+    error.wait_for()
+    assert error.inner_text() == "must be greater than 0"
+    assert page.input_value("#measure input[name=value]") == "-5"
+    assert page.input_value("#measure input[name=note]") == "SGLang + A1 configs"
+    assert page.locator(GATE).get_attribute("data-status") == "pending"
+    screenshot("plan-invalid-measurement")
+
+    fill_measurement(page, "batch 1", "output_tok_s", "45", "SGLang + A1 configs")
+    page.locator(f'{GATE}[data-status="pass"]').wait_for()
+    assert baseline.inner_text() == "45.0 tok/s"
+    assert page.locator("#measure .saved").inner_text().startswith("Recorded output_tok_s = 45 tok/s.")
+    assert page.locator(GATE).locator("td").nth(3).inner_text().startswith("45.0 tok/s on ")
+    assert page.evaluate("window.__notReloaded") is True, "the page reloaded instead of swapping in place"
+    screenshot("plan-after-measurement")
+
+
+def test_a_bad_edit_form_shows_its_messages_in_place(server, page, screenshot):
+    page.goto(f"{server}/campaigns/1/interventions/1/edit")
+    page.fill("input[name=effort_likely_days]", "9")
+    page.click("#edit-form button[type=submit]")
+    message = page.locator('[data-field="effort_likely_days"] .error')
+    message.wait_for()
+    assert "low <= likely <= high" in message.inner_text()
+    screenshot("intervention-form-invalid")
+    page.fill("input[name=effort_likely_days]", "3")
+    page.click("#edit-form button[type=submit]")
+    page.wait_for_url(f"{server}/campaigns/1")
+    assert "3 d (1–4 d)" in page.locator("#tier-A").inner_text()

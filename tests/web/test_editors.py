@@ -1,0 +1,124 @@
+"""The create / edit forms of regimes, tiers, interventions, effects, gates and profiles."""
+
+import html
+
+import pytest
+
+HTMX = {"HX-Request": "true"}
+
+
+def plan_json(client, campaign_id):
+    return client.get(f"/api/campaigns/{campaign_id}/plan").json()
+
+
+def test_every_new_form_renders(client, demo_id):
+    for kind in ("regimes", "tiers", "interventions", "effects", "gates"):
+        page = client.get(f"/campaigns/{demo_id}/{kind}/new")
+        assert page.status_code == 200, kind
+        assert "<form" in page.text
+
+
+def test_every_edit_form_shows_the_stored_values(client, demo_id):
+    assert 'value="SM120 FP8 GEMM autotune configs"' in client.get(f"/campaigns/{demo_id}/interventions/1/edit").text
+    assert 'value="4.8"' in client.get(f"/campaigns/{demo_id}/effects/1/edit").text
+    assert 'value="40"' in client.get(f"/campaigns/{demo_id}/gates/1/edit").text
+    assert 'value="Claim existing upstream wins"' in client.get(f"/campaigns/{demo_id}/tiers/1/edit").text
+    assert 'value="batch 1"' in client.get(f"/campaigns/{demo_id}/regimes/1/edit").text
+    assert "attention 63% reported" in client.get(f"/campaigns/{demo_id}/regimes/1/profile").text
+
+
+def test_editing_an_effect_changes_the_projection(client, demo_id):
+    form = {"intervention_id": "1", "kind": "step", "bucket": "", "speedup_low": "2", "speedup_likely": "2",
+            "speedup_high": "2", "regime_ids": ["1"], "provenance": "measured", "note": ""}
+    response = client.post(f"/campaigns/{demo_id}/effects/1/edit", data=form, headers=HTMX)
+    assert response.status_code == 204 and response.headers["HX-Redirect"] == f"/campaigns/{demo_id}"
+    after_a = plan_json(client, demo_id)["regimes"][0]["projections"][0]
+    assert after_a["tok_s"] == pytest.approx(10 * 2 * 1.5)
+
+
+def test_a_step_multiplier_without_regimes_is_refused(client, demo_id):
+    form = {"intervention_id": "1", "kind": "step", "speedup_low": "2", "speedup_likely": "3", "speedup_high": "4",
+            "provenance": "assumed"}
+    response = client.post(f"/campaigns/{demo_id}/effects/new", data=form, headers=HTMX)
+    assert response.status_code == 422
+    assert "name its regimes" in response.text
+    assert 'value="3"' in response.text
+
+
+def test_speedups_out_of_order_are_refused(client, demo_id):
+    form = {"intervention_id": "3", "kind": "bucket", "bucket": "attention", "speedup_low": "3",
+            "speedup_likely": "2", "speedup_high": "4", "provenance": "assumed"}
+    response = client.post(f"/campaigns/{demo_id}/effects/new", data=form, headers=HTMX)
+    assert response.status_code == 422 and "low &lt;= likely &lt;= high" in response.text
+
+
+def test_a_new_intervention_in_tier_a_joins_the_plan(client, demo_id):
+    form = {"key": "A3", "title": "CUDA graphs for decode", "tier_id": "1", "status": "proposed",
+            "effort_low_days": "1", "effort_likely_days": "2", "effort_high_days": "3", "effort_provenance": "assumed"}
+    assert client.post(f"/campaigns/{demo_id}/interventions/new", data=form, headers=HTMX).status_code == 204
+    effect = {"intervention_id": "7", "kind": "bucket", "bucket": "other", "speedup_low": "1.5",
+              "speedup_likely": "2", "speedup_high": "3", "provenance": "assumed"}
+    assert client.post(f"/campaigns/{demo_id}/effects/new", data=effect, headers=HTMX).status_code == 204
+    page = client.get(f"/campaigns/{demo_id}").text
+    assert "CUDA graphs for decode" in page and "other 2x (1.5–3x) faster in every regime" in page
+
+
+def test_a_duplicate_intervention_key_is_refused_next_to_the_field(client, demo_id):
+    form = {"key": "A1", "title": "again", "status": "proposed", "effort_low_days": "1",
+            "effort_likely_days": "1", "effort_high_days": "1", "effort_provenance": "assumed"}
+    response = client.post(f"/campaigns/{demo_id}/interventions/new", data=form, headers=HTMX)
+    assert response.status_code == 422
+    assert "is already the key of another intervention" in html.unescape(response.text)
+
+
+def test_a_gate_can_be_added_and_is_pending_until_measured(client, demo_id):
+    form = {"tier_id": "1", "regime_id": "2", "metric": "ttft_ms", "comparator": "<=", "threshold": "900",
+            "provenance": "assumed"}
+    assert client.post(f"/campaigns/{demo_id}/gates/new", data=form, headers=HTMX).status_code == 204
+    gates = plan_json(client, demo_id)["gates"]
+    assert {"tier": "A", "regime": "concurrency 16", "metric": "ttft_ms", "status": "pending"}.items() <= gates[-1].items()
+
+
+def test_starting_a_tier_lets_its_gates_judge_new_measurements(client, demo_id):
+    form = {"key": "B", "name": "Custom kernels", "position": "1", "started_at": "2026-11-30T09:00"}
+    assert client.post(f"/campaigns/{demo_id}/tiers/2/edit", data=form, headers=HTMX).status_code == 204
+    client.post(f"/api/campaigns/{demo_id}/measurements", json={"regime": "batch 1", "metric": "output_tok_s", "value": 120})
+    statuses = {(g["tier"], g["regime"], g["metric"]): g["status"] for g in plan_json(client, demo_id)["gates"]}
+    assert statuses[("B", "batch 1", "output_tok_s")] == "pass"
+
+
+def test_a_bad_regime_form_is_refused(client, demo_id):
+    form = {"name": "batch 1", "concurrency": "0", "input_tokens": "x", "output_tokens": "128",
+            "target_tok_s": "-1", "target_provenance": "reported"}
+    response = client.post(f"/campaigns/{demo_id}/regimes/new", data=form, headers=HTMX)
+    assert response.status_code == 422
+    text = html.unescape(response.text)
+    assert "must be at least 1" in text and "must be a whole number" in text and "must be greater than 0" in text
+
+
+def test_a_profile_line_that_does_not_parse_names_its_line(client, demo_id):
+    data = {"shares": "attention 0.5 measured\nmoe: lots", "source": "nsys"}
+    response = client.post(f"/campaigns/{demo_id}/regimes/1/profile", data=data, headers=HTMX)
+    assert response.status_code == 422 and "line 2" in response.text
+    assert "moe: lots" in response.text
+
+
+def test_a_new_profile_replaces_the_split_and_fills_other(client, demo_id):
+    data = {"shares": "attention 40% measured\nmoe 0.3 measured", "source": "nsys run 2026-12-01"}
+    response = client.post(f"/campaigns/{demo_id}/regimes/1/profile", data=data, follow_redirects=False)
+    assert response.status_code == 303
+    page = client.get(f"/campaigns/{demo_id}/regimes/1").text
+    assert "nsys run 2026-12-01" in page and "30%" in page
+
+
+def test_deleting_an_effect_removes_it_from_the_plan(client, demo_id):
+    response = client.post(f"/campaigns/{demo_id}/effects/1/delete", follow_redirects=False)
+    assert response.status_code == 303
+    after_a = plan_json(client, demo_id)["regimes"][0]["projections"][0]
+    assert after_a["tok_s"] == pytest.approx(15.0)  # only A2's 1.5x remains at batch 1
+
+
+def test_rows_of_another_campaign_are_not_found(client, demo_id):
+    client.post("/campaigns", data={"name": "other", "gpu_count": "1"})
+    assert client.get("/campaigns/2/effects/1/edit").status_code == 404
+    assert client.get(f"/campaigns/{demo_id}/widgets/new").status_code == 404

@@ -1,0 +1,60 @@
+"""The roadmap as markdown: golden file, intact GFM tables, escaped user text."""
+
+import os
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+
+GOLDEN = Path(__file__).parent.parent / "data" / "roadmap_demo.md"
+
+
+def table_shapes(markdown: str) -> list[list[int]]:
+    """For each table, the number of cells in each row (header first)."""
+    tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
+    shapes, row_cells, current = [], 0, None
+    for token in tokens:
+        if token.type == "table_open":
+            current = []
+        elif token.type == "tr_open":
+            row_cells = 0
+        elif token.type in ("th_open", "td_open"):
+            row_cells += 1
+        elif token.type == "tr_close":
+            current.append(row_cells)
+        elif token.type == "table_close":
+            shapes.append(current)
+    return shapes
+
+
+def test_the_export_is_a_markdown_download(client, demo_id):
+    response = client.get(f"/campaigns/{demo_id}/roadmap.md")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/markdown; charset=utf-8"
+    assert response.headers["content-disposition"] == f'attachment; filename="roadmap-campaign-{demo_id}.md"'
+
+
+def test_the_demo_roadmap_matches_the_golden_file(client, demo_id):
+    text = client.get(f"/campaigns/{demo_id}/roadmap.md").text
+    if os.environ.get("TIERPLAN_UPDATE_GOLDEN"):
+        GOLDEN.write_text(text, encoding="utf-8")
+    assert text == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_every_table_of_the_demo_roadmap_parses_with_full_rows(client, demo_id):
+    shapes = table_shapes(client.get(f"/campaigns/{demo_id}/roadmap.md").text)
+    assert len(shapes) == 1 + 2 + 3 * 2  # verdict, two regimes, interventions and gates of three tiers
+    for rows in shapes:
+        assert len(set(rows)) == 1, rows
+
+
+def test_pipes_backslashes_and_newlines_in_user_text_do_not_break_tables(client, demo_id):
+    form = {"key": "X|1", "title": "split | the \\ table\nsecond line", "tier_id": "1", "status": "proposed",
+            "effort_low_days": "1", "effort_likely_days": "1", "effort_high_days": "1",
+            "effort_provenance": "assumed", "description": "<script>alert(1)</script>"}
+    assert client.post(f"/campaigns/{demo_id}/interventions/new", data=form).status_code in (200, 303)
+    text = client.get(f"/campaigns/{demo_id}/roadmap.md").text
+    assert "split \\| the \\\\ table<br>second line" in text
+    for rows in table_shapes(text):
+        assert len(set(rows)) == 1, rows
+    html = MarkdownIt("commonmark").enable("table").render(text)
+    assert "<script>" not in html
