@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -13,7 +14,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="TIERPLAN_")
 
-    database_url: str = f"sqlite:///{Path.cwd() / 'var' / 'tierplan.db'}"
+    database_url: str = Field(default_factory=lambda: f"sqlite:///{Path.cwd() / 'var' / 'tierplan.db'}")
     templates_dir: Path = PROJECT_ROOT / "templates"
     static_dir: Path = PROJECT_ROOT / "static"
     migrations_dir: Path = PROJECT_ROOT / "migrations"
