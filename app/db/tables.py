@@ -43,6 +43,7 @@ class Regime(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("campaign_id", "name", name="uq_regime_campaign_name"),
         provenance_check("target_provenance", "ck_regime_target_provenance"),
+        provenance_check("workload_provenance", "ck_regime_workload_provenance"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -52,6 +53,7 @@ class Regime(SQLModel, table=True):
     concurrency: int
     input_tokens: int
     output_tokens: int
+    workload_provenance: str = "measured"  # of concurrency and token lengths
     target_tok_s: float
     target_provenance: str = "reported"
     notes: str = ""

@@ -135,8 +135,9 @@ def load_demo(session: Session, *, now: datetime) -> Campaign:
     for position, (name, concurrency, baseline) in enumerate(REGIMES):
         regime = Regime(
             campaign_id=campaign.id, name=name, position=position, concurrency=concurrency,
-            input_tokens=1024, output_tokens=256, target_tok_s=TARGET_TOK_S, target_provenance="reported",
-            notes="input / output lengths assumed",
+            input_tokens=1024, output_tokens=256, workload_provenance="assumed",
+            target_tok_s=TARGET_TOK_S, target_provenance="reported",
+            notes="DOMAIN.md gives the concurrency; the input and output lengths are assumed.",
         )
         session.add(regime)
         session.flush()

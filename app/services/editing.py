@@ -100,6 +100,7 @@ def _regime_fields(session: Session, campaign_id: int) -> tuple[Field, ...]:
         Field("concurrency", "Concurrency", kind="int", minimum=1),
         Field("input_tokens", "Input tokens", kind="int", minimum=1),
         Field("output_tokens", "Output tokens", kind="int", minimum=1),
+        Field("workload_provenance", "Workload comes from", kind="select", options=PROVENANCE_OPTIONS),
         Field("target_tok_s", "Target output tok/s", kind="float", minimum=0, exclusive_minimum=True),
         Field("target_provenance", "Target comes from", kind="select", options=PROVENANCE_OPTIONS),
         Field("position", "Position", kind="int", minimum=0, required=False, help="order on the plan page"),
@@ -110,7 +111,8 @@ def _regime_fields(session: Session, campaign_id: int) -> tuple[Field, ...]:
 def _regime_initial(session: Session, row: Regime) -> dict[str, Any]:
     return {
         "name": row.name, "concurrency": str(row.concurrency), "input_tokens": str(row.input_tokens),
-        "output_tokens": str(row.output_tokens), "target_tok_s": plain(row.target_tok_s),
+        "output_tokens": str(row.output_tokens), "workload_provenance": row.workload_provenance,
+        "target_tok_s": plain(row.target_tok_s),
         "target_provenance": row.target_provenance, "position": str(row.position), "notes": row.notes,
     }
 
@@ -118,7 +120,7 @@ def _regime_initial(session: Session, row: Regime) -> dict[str, Any]:
 def _regime_apply(session, campaign_id, row, values):
     row = row or Regime(campaign_id=campaign_id, name="", concurrency=1, input_tokens=1, output_tokens=1, target_tok_s=1)
     errors = _unique(session, Regime, campaign_id, row if row.id else None, "name", values["name"], "regime")
-    _set(row, values, ("name", "concurrency", "input_tokens", "output_tokens", "target_tok_s",
+    _set(row, values, ("name", "concurrency", "input_tokens", "output_tokens", "workload_provenance", "target_tok_s",
                        "target_provenance", "position", "notes"), {"position": 0, "notes": ""})
     return row, errors
 

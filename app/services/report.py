@@ -37,6 +37,7 @@ class RegimeView:
     name: str
     concurrency: int
     workload_text: str
+    workload_provenance: str
     target_tok_s: float
     target_text: str
     target_provenance: str
@@ -181,6 +182,7 @@ def _regime_view(regime, projection: RegimeProjection, rows: CampaignRows) -> Re
         name=regime.name,
         concurrency=regime.concurrency,
         workload_text=f"concurrency {regime.concurrency}, {regime.input_tokens} in / {regime.output_tokens} out tokens",
+        workload_provenance=regime.workload_provenance,
         target_tok_s=regime.target_tok_s,
         target_text=fmt.tok_s(regime.target_tok_s),
         target_provenance=regime.target_provenance,
@@ -268,6 +270,11 @@ def _assumptions(rows: CampaignRows) -> list[str]:
     """Every number the team assumed rather than measured or read."""
     names = {r.id: r.name for r in rows.regimes}
     out = [f"target of {r.name}: {fmt.tok_s(r.target_tok_s)}" for r in rows.regimes if r.target_provenance == "assumed"]
+    out += [
+        f"{r.name} workload: concurrency {r.concurrency}, {r.input_tokens} in / {r.output_tokens} out tokens"
+        for r in rows.regimes
+        if r.workload_provenance == "assumed"
+    ]
     for regime in rows.regimes:
         profile = rows.profiles.get(regime.id)
         for s in rows.shares.get(profile.id, []) if profile else []:

@@ -16,7 +16,7 @@ from app.web.templating import render
 router = APIRouter(include_in_schema=False)
 
 NEW_DEFAULTS = {
-    "regimes": {"target_provenance": "reported", "concurrency": "1", "input_tokens": "1024", "output_tokens": "256"},
+    "regimes": {"target_provenance": "reported", "workload_provenance": "measured", "concurrency": "1", "input_tokens": "1024", "output_tokens": "256"},
     "tiers": {},
     "interventions": {"status": "proposed", "effort_provenance": "assumed"},
     "effects": {"kind": "bucket", "provenance": "assumed"},

@@ -36,10 +36,12 @@ def upgrade() -> None:
     sa.Column('concurrency', sa.Integer(), nullable=False),
     sa.Column('input_tokens', sa.Integer(), nullable=False),
     sa.Column('output_tokens', sa.Integer(), nullable=False),
+    sa.Column('workload_provenance', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
     sa.Column('target_tok_s', sa.Float(), nullable=False),
     sa.Column('target_provenance', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
     sa.Column('notes', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
     sa.CheckConstraint("target_provenance IN ('measured', 'imported', 'reported', 'assumed')", name='ck_regime_target_provenance'),
+    sa.CheckConstraint("workload_provenance IN ('measured', 'imported', 'reported', 'assumed')", name='ck_regime_workload_provenance'),
     sa.ForeignKeyConstraint(['campaign_id'], ['campaign.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('campaign_id', 'name', name='uq_regime_campaign_name')
