@@ -127,11 +127,14 @@ def _regime(session, campaign_id: int, regime_id: int) -> Regime:
 def profile_form(request: Request, campaign_id: int, regime_id: int, session: SessionDep):
     campaign = campaign_service.get_campaign(session, campaign_id)
     regime = _regime(session, campaign_id, regime_id)
-    form = Form(PROFILE_FIELDS, raw=profile_initial(session, regime))
+    return _profile_page(request, campaign, regime, Form(PROFILE_FIELDS, raw=profile_initial(session, regime)))
+
+
+def _profile_page(request, campaign, regime: Regime, form: Form, htmx: bool = False, status: int = 200):
     context = {"campaign": campaign, "form": form, "action": request.url.path, "noun": "profile",
                "title": f"Profile of {regime.name}", "delete_url": "",
-               "back": f"/campaigns/{campaign_id}/regimes/{regime_id}"}
-    return render(request, "form.html", context)
+               "back": f"/campaigns/{campaign.id}/regimes/{regime.id}"}
+    return render(request, "form.html", context, block="form" if htmx else None, status=status)
 
 
 @router.post("/campaigns/{campaign_id:int}/regimes/{regime_id:int}/profile")
@@ -145,8 +148,5 @@ async def save_profile_form(
         save_profile(session, regime, data, now=now)
     except FormInvalid as exc:
         form = Form(PROFILE_FIELDS, raw_values(PROFILE_FIELDS, data), exc.errors)
-        context = {"campaign": campaign, "form": form, "action": request.url.path, "noun": "profile",
-                   "title": f"Profile of {regime.name}", "delete_url": "",
-                   "back": f"/campaigns/{campaign_id}/regimes/{regime_id}"}
-        return render(request, "form.html", context, block="form" if htmx else None, status=422)
+        return _profile_page(request, campaign, regime, form, htmx, status=422)
     return redirect(f"/campaigns/{campaign_id}/regimes/{regime_id}", htmx)
