@@ -58,3 +58,10 @@ def test_pipes_backslashes_and_newlines_in_user_text_do_not_break_tables(client,
         assert len(set(rows)) == 1, rows
     html = MarkdownIt("commonmark").enable("table").render(text)
     assert "<script>" not in html
+
+
+def test_an_empty_campaign_exports_without_tables_to_break(client):
+    client.post("/campaigns", data={"name": "blank", "gpu_count": "1"})
+    text = client.get("/campaigns/1/roadmap.md").text
+    assert text.startswith("# Roadmap: blank") and "## Assumptions" in text
+    assert all(len(set(rows)) == 1 for rows in table_shapes(text))
