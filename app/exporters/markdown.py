@@ -47,6 +47,10 @@ def render_roadmap(plan: PlanReport, *, generated_at: datetime) -> str:
         if value:
             lines.append(f"- **{label}:** {inline(value)}")
     lines += ["", "## Verdict", ""]
+    if not plan.regimes:
+        lines += ["No regime yet: nothing to project.", ""]
+        lines += ["## Tiers", ""] + [line for t in plan.tiers for line in _tier_section(t)]
+        return "\n".join(lines + ["## Assumptions", "", "None.", ""])
     lines += table(
         ["Regime", "Baseline", "Projected", "Target", "Verdict"],
         [[r.name, r.baseline_text, _final_text(r), r.target_text, r.verdict_text] for r in plan.regimes],
