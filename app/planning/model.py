@@ -37,6 +37,8 @@ class Status(str, Enum):
 class EffectKind(str, Enum):
     BUCKET = "bucket"  # speedup on one bucket of step time
     STEP = "step"  # whole-step multiplier, valid only in the regimes it names
+    TIME_SAVED = "time_saved"  # milliseconds off each step, in the regimes it names
+    SPEC_DECODE = "spec_decode"  # speculative decoding: draft length, acceptance, draft cost
 
 
 class Comparator(str, Enum):
@@ -93,26 +95,66 @@ class Profile:
 
 
 @dataclass(frozen=True)
+class SpecDecode:
+    """Speculative decoding: `draft_tokens` (g) drafted a step, each costing `draft_cost` (c) of a target step.
+
+    Acceptance is either one per-token rate (three-point) or, as vLLM reports
+    it, per-position rates: the fraction of drafts whose position i was accepted.
+    """
+
+    draft_tokens: int
+    draft_cost: ThreePoint
+    acceptance: ThreePoint | None = None
+    per_position: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.draft_tokens < 1:
+            raise PlanningError("draft length must be at least 1")
+        if self.draft_cost.low < 0:
+            raise PlanningError("draft cost must be >= 0")
+        if self.per_position:
+            if len(self.per_position) != self.draft_tokens:
+                raise PlanningError("give one acceptance rate per draft position")
+            if any(not 0 <= r <= 1 for r in self.per_position):
+                raise PlanningError("acceptance rates lie between 0 and 1")
+            if any(b > a + 1e-9 for a, b in zip(self.per_position, self.per_position[1:])):
+                raise PlanningError("per-position acceptance cannot rise: position i+1 needs position i accepted")
+        elif self.acceptance is None:
+            raise PlanningError("speculative decoding needs an acceptance rate")
+        elif not (0 <= self.acceptance.low and self.acceptance.high <= 1):
+            raise PlanningError("an acceptance rate lies between 0 and 1")
+
+
+@dataclass(frozen=True)
 class Effect:
     """What an intervention does to step time.
 
     A bucket effect divides that bucket's time by `speedup`; empty `regimes`
     means every regime. A step effect divides the whole step and must name
-    the regimes where it was measured or estimated.
+    the regimes where it was measured or estimated; so must a time-saved
+    effect, which takes `saved_ms` off each step (off `bucket` when named).
+    A spec-decode effect divides the step by E / (1 + g c).
     """
 
     kind: EffectKind
-    speedup: ThreePoint
+    speedup: ThreePoint | None = None
     bucket: str | None = None
     regimes: frozenset[str] = frozenset()
+    saved_ms: ThreePoint | None = None
+    spec: SpecDecode | None = None
 
     def __post_init__(self) -> None:
-        if self.speedup.low <= 0:
-            raise PlanningError("a speedup must be greater than 0")
+        if self.kind in (EffectKind.BUCKET, EffectKind.STEP):
+            if self.speedup is None or self.speedup.low <= 0:
+                raise PlanningError("a speedup must be greater than 0")
         if self.kind is EffectKind.BUCKET and not self.bucket:
             raise PlanningError("a bucket effect needs a bucket")
-        if self.kind is EffectKind.STEP and not self.regimes:
-            raise PlanningError("a whole-step multiplier must name the regimes it applies to")
+        if self.kind in (EffectKind.STEP, EffectKind.TIME_SAVED) and not self.regimes:
+            raise PlanningError("a whole-step or time-saved effect must name the regimes it was measured in")
+        if self.kind is EffectKind.TIME_SAVED and (self.saved_ms is None or self.saved_ms.low < 0):
+            raise PlanningError("time saved must be >= 0 ms")
+        if self.kind is EffectKind.SPEC_DECODE and self.spec is None:
+            raise PlanningError("a speculative-decoding effect needs its draft parameters")
 
     def applies_to(self, regime_name: str) -> bool:
         return not self.regimes or regime_name in self.regimes
@@ -126,6 +168,9 @@ class Intervention:
     status: Status = Status.PROPOSED
     tier_key: str | None = None
     effects: tuple[Effect, ...] = ()
+    prerequisites: tuple[str, ...] = ()  # keys of interventions that must come first
+    started_at: datetime | None = None
+    landed_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -146,6 +191,8 @@ class Regime:
     baseline_tok_s: float | None = None
     baseline_measured_at: datetime | None = None
     profile: Profile | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -174,3 +221,8 @@ class Campaign:
     interventions: tuple[Intervention, ...]
     gates: tuple[Gate, ...] = ()
     measurements: tuple[Measurement, ...] = field(default=())
+    ceilings_tok_s: tuple[tuple[str, float], ...] = ()  # regime name -> hardware ceiling, where specs allow
+    calibration: float | None = None  # share of predicted log-gain realised, applied to pending work
+
+    def ceiling_of(self, regime_name: str) -> float | None:
+        return dict(self.ceilings_tok_s).get(regime_name)
