@@ -27,6 +27,9 @@ class Campaign(CampaignBase, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     created_at: datetime
+    seed: int = 20261202  # of the Monte Carlo: the same seed, the same numbers
+    samples: int = 10_000
+    apply_calibration: bool = False
 
 
 class CampaignCreate(CampaignBase):
@@ -36,6 +39,54 @@ class CampaignCreate(CampaignBase):
 class CampaignPublic(CampaignBase):
     id: int
     created_at: datetime
+    seed: int
+    samples: int
+    apply_calibration: bool
+
+
+class HardwareSpec(SQLModel, table=True):
+    """The GPUs a campaign's decode step runs on (one row a campaign)."""
+
+    __tablename__ = "hardware_spec"
+    __table_args__ = (provenance_check("provenance", "ck_hardware_spec_provenance"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", unique=True)
+    name: str = Field(max_length=200)
+    count: int  # GPUs one decode step spans
+    memory_gb: float
+    bandwidth_gb_s: float
+    tflops_bf16: float | None = None
+    tflops_fp8: float | None = None
+    tflops_fp4: float | None = None
+    sm_count: int | None = None
+    interconnect: str = ""
+    scaling_efficiency: float = 0.8
+    provenance: str = "reported"
+    sources: str = ""  # one "figure: where it comes from" a line
+
+
+class ModelSpec(SQLModel, table=True):
+    """The model's shape as the ceiling needs it (one row a campaign)."""
+
+    __tablename__ = "model_spec"
+    __table_args__ = (provenance_check("provenance", "ck_model_spec_provenance"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", unique=True)
+    name: str = Field(max_length=200)
+    total_params_b: float
+    active_params_b: float
+    layers: int
+    routed_experts: int = 0
+    experts_per_token: int = 0
+    shared_experts: int = 0
+    dense_bytes_per_weight: float = 2.0
+    expert_bytes_per_weight: float = 2.0
+    kv_bytes_per_token: float = 0.0
+    compute_dtype: str = "bf16"
+    provenance: str = "reported"
+    sources: str = ""
 
 
 class Regime(SQLModel, table=True):
@@ -147,6 +198,16 @@ class Intervention(SQLModel, table=True):
     effort_provenance: str = "assumed"
     status: str = "proposed"
     started_at: datetime | None = None
+    landed_at: datetime | None = None
+
+
+class Prerequisite(SQLModel, table=True):
+    """`intervention_id` can only start once `requires_id` is done."""
+
+    __tablename__ = "prerequisite"
+
+    intervention_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", primary_key=True)
+    requires_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", primary_key=True)
 
 
 class Effect(SQLModel, table=True):
@@ -154,7 +215,7 @@ class Effect(SQLModel, table=True):
 
     __tablename__ = "effect"
     __table_args__ = (
-        CheckConstraint("kind IN ('bucket', 'step')", name="ck_effect_kind"),
+        CheckConstraint("kind IN ('bucket', 'step', 'time_saved', 'spec_decode')", name="ck_effect_kind"),
         provenance_check("provenance", "ck_effect_provenance"),
     )
 
@@ -162,9 +223,20 @@ class Effect(SQLModel, table=True):
     intervention_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", index=True)
     kind: str = "bucket"
     bucket: str | None = Field(default=None, max_length=100)
-    speedup_low: float
-    speedup_likely: float
-    speedup_high: float
+    speedup_low: float | None = None  # bucket and step effects
+    speedup_likely: float | None = None
+    speedup_high: float | None = None
+    saved_ms_low: float | None = None  # time saved a step
+    saved_ms_likely: float | None = None
+    saved_ms_high: float | None = None
+    draft_tokens: int | None = None  # speculative decoding
+    acceptance_low: float | None = None
+    acceptance_likely: float | None = None
+    acceptance_high: float | None = None
+    acceptance_per_position: str = ""  # comma-separated, as vLLM reports them
+    draft_cost_low: float | None = None
+    draft_cost_likely: float | None = None
+    draft_cost_high: float | None = None
     provenance: str = "assumed"
     note: str = ""
 

@@ -28,3 +28,37 @@ def test_downgrade_to_base_and_back_up_again(database_url):
     command.downgrade(config, "base")
     command.upgrade(config, "head")
     assert schema_differences(database_url) == []
+
+
+def test_upgrading_keeps_the_children_of_rebuilt_tables(database_url):
+    """0002 rebuilds `effect` on SQLite; with foreign keys left on, its effect_regime rows would cascade away."""
+    from sqlalchemy import text
+
+    config = alembic_config(database_url)
+    command.downgrade(config, "0001")
+    engine = make_engine(database_url)
+    statements = [
+        "INSERT INTO campaign (id, name, model, hardware, gpu_count, notes, created_at) "
+        "VALUES (1, 'c', '', '', 1, '', '2026-11-01 00:00:00')",
+        "INSERT INTO regime (id, campaign_id, name, position, concurrency, input_tokens, output_tokens, "
+        "workload_provenance, target_tok_s, target_provenance, notes) "
+        "VALUES (1, 1, 'batch 1', 0, 1, 1, 1, 'assumed', 100, 'assumed', '')",
+        "INSERT INTO intervention (id, campaign_id, key, title, description, links, position, effort_low_days, "
+        "effort_likely_days, effort_high_days, effort_provenance, status) "
+        "VALUES (1, 1, 'A1', 't', '', '', 0, 1, 1, 1, 'assumed', 'proposed')",
+        "INSERT INTO effect (id, intervention_id, kind, speedup_low, speedup_likely, speedup_high, provenance, note) "
+        "VALUES (1, 1, 'step', 2, 2, 2, 'assumed', '')",
+        "INSERT INTO effect_regime (effect_id, regime_id) VALUES (1, 1)",
+    ]
+    try:
+        with engine.begin() as connection:
+            for statement in statements:
+                connection.execute(text(statement))
+        command.upgrade(config, "head")
+        with engine.begin() as connection:
+            assert connection.execute(text("SELECT count(*) FROM effect_regime")).scalar() == 1
+            assert connection.execute(text("SELECT seed FROM campaign")).scalar() == 20261202
+            connection.execute(text("UPDATE effect SET kind = 'spec_decode' WHERE id = 1"))
+    finally:
+        engine.dispose()
+    assert schema_differences(database_url) == []

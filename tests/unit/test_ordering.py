@@ -1,0 +1,84 @@
+"""Suggested order, overlaps, effort bands, what-if curves and calibration."""
+
+import math
+from datetime import datetime
+
+import pytest
+
+from app.planning.calibration import calibrate
+from app.planning.model import Profile, Status, ThreePoint
+from app.planning.tiering import effort_band, suggest_order
+from app.planning.whatif import what_if
+from tests.factories import bucket_effect, make_campaign, make_intervention, make_measurement, make_regime, step_effect
+
+
+def test_the_best_gain_per_day_comes_first():
+    regime = make_regime(shares={"attention": 0.5, "moe": 0.5})
+    slow = make_intervention("SLOW", bucket_effect("attention", 10.0), effort_days=ThreePoint(20, 20, 20))
+    quick = make_intervention("QUICK", bucket_effect("moe", 1.5), effort_days=ThreePoint(1, 1, 1))
+    order = suggest_order(make_campaign([regime], [slow, quick]))
+    assert [p.key for p in order.picks] == ["QUICK", "SLOW"]
+    # QUICK alone: 1 / (0.5 + 0.5/1.5) = 1.2x
+    assert order.picks[0].gain == pytest.approx(1.2)
+    assert order.picks[1].cumulative_days == 21
+
+
+def test_gains_are_recomputed_after_each_pick():
+    regime = make_regime(shares={"attention": 0.8, "other": 0.2})
+    first = make_intervention("X1", bucket_effect("attention", 4.0), effort_days=ThreePoint(1, 1, 1))
+    second = make_intervention("X2", bucket_effect("attention", 4.0), effort_days=ThreePoint(1, 1, 1))
+    picks = suggest_order(make_campaign([regime], [first, second])).picks
+    # first: 1 / (0.2 + 0.2) = 2.5x; second on what is left: 0.4 -> 0.25, 1.6x
+    assert [round(p.gain, 4) for p in picks] == [2.5, 1.6]
+
+
+def test_prerequisites_are_respected_and_missing_ones_reported():
+    regime = make_regime()
+    base = make_intervention("A1", bucket_effect("moe", 1.1), effort_days=ThreePoint(10, 10, 10))
+    needs = make_intervention("A2", step_effect(3.0, "batch 1"), prerequisites=("A1",))
+    orphan = make_intervention("A3", step_effect(3.0, "batch 1"), prerequisites=("Z9",))
+    order = suggest_order(make_campaign([regime], [base, needs, orphan]))
+    assert [p.key for p in order.picks] == ["A1", "A2"]
+    assert order.blocked == (("A3", "needs Z9, which no intervention is called"),)
+
+
+def test_interventions_on_the_same_bucket_are_flagged():
+    b1 = make_intervention("B1", bucket_effect("attention", 2.5))
+    c1 = make_intervention("C1", bucket_effect("attention", 1.2))
+    b2 = make_intervention("B2", bucket_effect("moe", 2.0))
+    order = suggest_order(make_campaign([make_regime()], [b1, c1, b2]))
+    assert order.overlaps == (("attention", ("B1", "C1")),)
+
+
+def test_effort_bands():
+    assert effort_band(2) == ("A", "days")
+    assert effort_band(15) == ("B", "weeks")
+    assert effort_band(60) == ("C", "months")
+
+
+def test_what_if_curves_answer_coz_question():
+    curves = what_if(Profile.of({"attention": 0.63, "moe": 0.37}))
+    attention = curves[0]
+    assert attention.bucket == "attention"
+    assert dict(attention.end_to_end)[3.0] == pytest.approx(1 / 0.58)
+    assert attention.limit == pytest.approx(1 / 0.37)
+    assert dict(curves[1].end_to_end)[math.inf] == pytest.approx(1 / 0.63)
+
+
+def test_calibration_compares_predicted_and_measured_gain():
+    regime = make_regime()
+    landed = make_intervention("A1", step_effect(2.0, "batch 1"), status=Status.LANDED,
+                               started_at=datetime(2026, 11, 10), landed_at=datetime(2026, 11, 20))
+    measurements = (make_measurement(10, datetime(2026, 11, 1)), make_measurement(15, datetime(2026, 11, 21)))
+    summary = calibrate(make_campaign([regime], [landed], measurements=measurements))
+    point = summary.points[0]
+    assert (point.predicted_gain, point.measured_gain) == (pytest.approx(2.0), pytest.approx(1.5))
+    assert summary.bias == pytest.approx(0.75)
+    assert summary.realised == pytest.approx(math.log(1.5) / math.log(2))
+
+
+def test_calibration_waits_for_a_measurement_after_landing():
+    landed = make_intervention("A1", step_effect(2.0, "batch 1"), status=Status.LANDED,
+                               landed_at=datetime(2026, 11, 20))
+    summary = calibrate(make_campaign([make_regime()], [landed], measurements=(make_measurement(10, datetime(2026, 11, 1)),)))
+    assert summary.bias is None and summary.points[0].reason == "no throughput measured since it landed"
