@@ -12,8 +12,11 @@ from app.db.tables import (
     Effect,
     EffectRegime,
     Gate,
+    HardwareSpec,
     Intervention,
     Measurement,
+    ModelSpec,
+    Prerequisite,
     Profile,
     ProfileShare,
     Regime,
@@ -35,6 +38,9 @@ class CampaignRows:
     effects: list[Effect]
     effect_regimes: dict[int, list[int]] = field(default_factory=dict)  # effect id -> regime ids
     gates: list[Gate] = field(default_factory=list)
+    prerequisites: dict[int, list[int]] = field(default_factory=dict)  # intervention id -> required ids
+    hardware: HardwareSpec | None = None
+    model_spec: ModelSpec | None = None
 
 
 def list_campaigns(session: Session) -> Sequence[Campaign]:
@@ -130,6 +136,23 @@ def gates_of(session: Session, *, tier_ids: Sequence[int]) -> list[Gate]:
     return list(session.exec(select(Gate).where(col(Gate.tier_id).in_(tier_ids)).order_by(col(Gate.id))).all())
 
 
+def prerequisites_of(session: Session, *, intervention_ids: Sequence[int]) -> dict[int, list[int]]:
+    result: dict[int, list[int]] = {iid: [] for iid in intervention_ids}
+    if intervention_ids:
+        query = select(Prerequisite).where(col(Prerequisite.intervention_id).in_(intervention_ids))
+        for link in session.exec(query).all():
+            result[link.intervention_id].append(link.requires_id)
+    return result
+
+
+def hardware_of(session: Session, *, campaign_id: int) -> HardwareSpec | None:
+    return session.exec(select(HardwareSpec).where(HardwareSpec.campaign_id == campaign_id)).first()
+
+
+def model_spec_of(session: Session, *, campaign_id: int) -> ModelSpec | None:
+    return session.exec(select(ModelSpec).where(ModelSpec.campaign_id == campaign_id)).first()
+
+
 def load_campaign(session: Session, *, campaign_id: int) -> CampaignRows | None:
     campaign = get_campaign(session, campaign_id=campaign_id)
     if campaign is None:
@@ -151,4 +174,7 @@ def load_campaign(session: Session, *, campaign_id: int) -> CampaignRows | None:
         effects=effects,
         effect_regimes=effect_regime_ids(session, effect_ids=[e.id for e in effects]),
         gates=gates_of(session, tier_ids=[t.id for t in tiers]),
+        prerequisites=prerequisites_of(session, intervention_ids=[i.id for i in interventions]),
+        hardware=hardware_of(session, campaign_id=campaign_id),
+        model_spec=model_spec_of(session, campaign_id=campaign_id),
     )

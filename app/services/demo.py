@@ -9,20 +9,24 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from app.db.tables import (
     Campaign,
     Effect,
     EffectRegime,
     Gate,
+    HardwareSpec,
     Intervention,
     Measurement,
+    ModelSpec,
+    Prerequisite,
     Profile,
     ProfileShare,
     Regime,
     Tier,
 )
+from app.services.presets import GPU_PRESETS, MODEL_PRESETS
 
 B1, C16 = "batch 1", "concurrency 16"
 BASELINE_AT = datetime(2026, 11, 2, 12, 0, tzinfo=UTC)
@@ -70,11 +74,14 @@ INTERVENTIONS = (
          ("bucket", "dense_gemm", (1.2, 1.5, 2.0), (C16,), "assumed", "tuned configs on the dense GEMMs"),
      )),
     ("A2", "A", "MTP speculative decoding wiring",
-     "Wire the MTP heads as a one-token draft. The gain depends on the acceptance rate: with g = 1 and "
-     "acceptance 0.5-0.85, E = (1 - a^2) / (1 - a) = 1.5-1.85 tokens a step, less the draft cost.",
+     "Wire the one MTP head as a one-token draft. The gain depends on the acceptance rate: with g = 1 and "
+     "acceptance 0.5-0.85, E = (1 - a^2) / (1 - a) = 1.5-1.85 tokens a step, divided by the draft-and-verify "
+     "cost 1 + g c.",
      "vLLM MTP speculative decoding PRs", (2, 4, 8), "assumed", "proposed", (
-         ("step", None, (1.3, 1.5, 1.75), (B1,), "assumed", "acceptance 0.5-0.85, draft cost 0.1 of a step"),
-         ("step", None, (1.05, 1.2, 1.35), (C16,), "assumed", "verification costs more once compute-bound"),
+         ("spec_decode", None, {"draft_tokens": 1, "acceptance": (0.5, 0.7, 0.85), "draft_cost": (0.05, 0.1, 0.15)},
+          (B1,), "assumed", "draft cost c: share of a target step"),
+         ("spec_decode", None, {"draft_tokens": 1, "acceptance": (0.5, 0.7, 0.85), "draft_cost": (0.2, 0.3, 0.45)},
+          (C16,), "assumed", "verification costs more once the batch is compute-heavier"),
      )),
     ("B1", "B", "Split-K sparse-decode attention kernel",
      "Split the KV range of _tiled_sparse_decode_kernel so it fills the 188 SMs instead of 64 blocks. "
@@ -109,6 +116,31 @@ GATES = (
     ("B", C16, "output_tok_s", ">=", 45.0, "assumed"),
     ("C", B1, "output_tok_s", ">=", 130.0, "assumed"),
 )
+
+
+PREREQUISITES = (("C1", "B1"),)  # the fused indexer builds on the split-K kernel (assumed)
+DECODE_GPUS = 4  # prefill and decode split across the two NUMA domains: decode on 4 of the 8
+
+
+def _effect_columns(values) -> dict:
+    if isinstance(values, tuple):
+        return dict(zip(("speedup_low", "speedup_likely", "speedup_high"), values))
+    columns = {"draft_tokens": values["draft_tokens"]}
+    for name in ("acceptance", "draft_cost"):
+        columns.update(zip((f"{name}_low", f"{name}_likely", f"{name}_high"), values[name]))
+    return columns
+
+
+def _specs(campaign_id: int) -> list:
+    gpu, model = GPU_PRESETS["rtx-pro-6000"], MODEL_PRESETS["deepseek-v4-flash"]
+    hardware = HardwareSpec(
+        campaign_id=campaign_id, name=gpu.name, count=DECODE_GPUS, scaling_efficiency=0.8, provenance="reported",
+        sources=gpu.sources() + "\ncount: DOMAIN.md, 8 GPUs split prefill / decode across two NUMA domains: "
+        "decode spans 4\nscaling_efficiency: assumed, 0.8 of 4x one GPU's bandwidth (PCIe, no NVLink)",
+        **gpu.values(),
+    )
+    return [hardware, ModelSpec(campaign_id=campaign_id, name=model.name, provenance="reported",
+                                sources=model.sources(), **model.values())]
 
 
 def load_demo(session: Session, *, now: datetime) -> Campaign:
@@ -172,15 +204,17 @@ def load_demo(session: Session, *, now: datetime) -> Campaign:
         )
         session.add(intervention)
         session.flush()
-        for kind, bucket, (low, likely, high), names, provenance, note in effects:
-            effect = Effect(
-                intervention_id=intervention.id, kind=kind, bucket=bucket, speedup_low=low,
-                speedup_likely=likely, speedup_high=high, provenance=provenance, note=note,
-            )
+        for kind, bucket, values, names, provenance, note in effects:
+            effect = Effect(intervention_id=intervention.id, kind=kind, bucket=bucket, provenance=provenance,
+                            note=note, **_effect_columns(values))
             session.add(effect)
             session.flush()
             for regime_name in names:
                 session.add(EffectRegime(effect_id=effect.id, regime_id=regimes[regime_name].id))
+    by_key = {i.key: i for i in session.exec(select(Intervention).where(Intervention.campaign_id == campaign.id))}
+    for key, requires in PREREQUISITES:
+        session.add(Prerequisite(intervention_id=by_key[key].id, requires_id=by_key[requires].id))
+    session.add_all(_specs(campaign.id))
     for tier_key, regime_name, metric, comparator, threshold, provenance in GATES:
         session.add(Gate(
             tier_id=tiers[tier_key].id, regime_id=regimes[regime_name].id, metric=metric,

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlmodel import Session, SQLModel
+from sqlmodel import Session, SQLModel, select
 
 from app.db import repo
-from app.db.tables import Campaign, Gate, Intervention, Regime, Tier
+from app.db.tables import Campaign, Gate, Intervention, Prerequisite, Regime, Tier
 from app.planning.metrics import METRICS
 from app.planning.model import Status
 from app.services.errors import FormInvalid, NotFound
@@ -83,8 +83,6 @@ def _unique(session, table, campaign_id, row, column: str, value: str, noun: str
 
 
 def _select_by(table, campaign_id, column, value):
-    from sqlmodel import select
-
     return select(table).where(table.campaign_id == campaign_id, getattr(table, column) == value)
 
 
@@ -167,6 +165,11 @@ def _intervention_fields(session: Session, campaign_id: int) -> tuple[Field, ...
         Field("effort_provenance", "Effort comes from", kind="select", options=PROVENANCE_OPTIONS),
         Field("position", "Order in its tier", kind="int", minimum=0, required=False),
         Field("started_at", "Started at (UTC)", kind="datetime", required=False),
+        Field("landed_at", "Landed at (UTC)", kind="datetime", required=False,
+              help="blank when marked landed: now. Calibration compares throughput before and after"),
+        Field("prerequisite_ids", "Needs first", kind="multiselect", required=False,
+              options=_options(repo.interventions_of(session, campaign_id=campaign_id), lambda i: f"{i.key}: {i.title}"),
+              help="interventions that must be done before this one can start"),
         Field("description", "Description", kind="textarea", required=False),
         Field("links", "References", kind="textarea", required=False, help="one link or citation a line"),
     )
@@ -179,6 +182,8 @@ def _intervention_initial(session: Session, row: Intervention) -> dict[str, Any]
         "effort_likely_days": plain(row.effort_likely_days), "effort_high_days": plain(row.effort_high_days),
         "effort_provenance": row.effort_provenance, "position": str(row.position),
         "started_at": datetime_input(row.started_at), "description": row.description, "links": row.links,
+        "landed_at": datetime_input(row.landed_at),
+        "prerequisite_ids": [str(r) for r in repo.prerequisites_of(session, intervention_ids=[row.id])[row.id]],
     }
 
 
@@ -192,7 +197,41 @@ def _intervention_apply(session, campaign_id, row, values):
          {"position": 0, "description": "", "links": ""})
     row.tier_id = int(values["tier_id"]) if values["tier_id"] else None
     row.started_at = _start(values)
+    row.landed_at = values["landed_at"]
+    if row.landed_at is None and row.status in ("landed", "validated"):
+        row.landed_at = _now()
+    required = [int(r) for r in values["prerequisite_ids"]]
+    if row.id is not None and row.id in required:
+        errors["prerequisite_ids"] = "an intervention cannot need itself"
+    elif row.id is not None and _creates_cycle(session, row.id, required):
+        errors["prerequisite_ids"] = "that would make a cycle: one of these already needs this intervention"
+    if errors:
+        return row, errors
+    session.add(row)
+    session.flush()
+    for link in session.exec(select(Prerequisite).where(Prerequisite.intervention_id == row.id)).all():
+        session.delete(link)
+    session.flush()
+    session.add_all(Prerequisite(intervention_id=row.id, requires_id=r) for r in required)
     return row, errors
+
+
+def _creates_cycle(session: Session, intervention_id: int, required: list[int]) -> bool:
+    """True when some required intervention already needs `intervention_id`, directly or not."""
+    seen, stack = set(), list(required)
+    while stack:
+        current = stack.pop()
+        if current == intervention_id:
+            return True
+        if current in seen:
+            continue
+        seen.add(current)
+        stack.extend(repo.prerequisites_of(session, intervention_ids=[current])[current])
+    return False
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
 
 
 # gates
@@ -230,20 +269,33 @@ def _campaign_of_gate(session: Session, gate: Gate) -> int:
 
 # the campaign itself
 
+CAMPAIGN_SIMULATION_FIELDS = (
+    Field("seed", "Monte Carlo seed", kind="int", minimum=0, help="the same seed gives the same numbers"),
+    Field("samples", "Monte Carlo samples", kind="int", minimum=100, help="100 to 200,000"),
+    Field("apply_calibration", "Apply calibration to pending work", kind="select",
+          options=(("no", "no: project with the estimates as entered"),
+                   ("yes", "yes: scale pending gains by the share realised so far"))),
+)
+
+
 def _campaign_fields(session: Session, campaign_id: int) -> tuple[Field, ...]:
     from app.services.campaigns import CAMPAIGN_FIELDS
 
-    return CAMPAIGN_FIELDS
+    return CAMPAIGN_FIELDS + CAMPAIGN_SIMULATION_FIELDS
 
 
 def _campaign_initial(session: Session, row: Campaign) -> dict[str, Any]:
     return {"name": row.name, "model": row.model, "hardware": row.hardware, "gpu_count": str(row.gpu_count),
-            "notes": row.notes}
+            "notes": row.notes, "seed": str(row.seed), "samples": str(row.samples),
+            "apply_calibration": "yes" if row.apply_calibration else "no"}
 
 
 def _campaign_apply(session, campaign_id, row, values):
-    _set(row, values, ("name", "model", "hardware", "gpu_count", "notes"), {"model": "", "hardware": "", "notes": ""})
-    return row, {}
+    _set(row, values, ("name", "model", "hardware", "gpu_count", "notes", "seed", "samples"),
+         {"model": "", "hardware": "", "notes": ""})
+    row.apply_calibration = values["apply_calibration"] == "yes"
+    errors = {"samples": "at most 200,000"} if values["samples"] > 200_000 else {}
+    return row, errors
 
 
 def _own_campaign(session, row) -> int:

@@ -17,7 +17,28 @@ from app.services.errors import FormInvalid
 from app.services.forms import PROVENANCE_OPTIONS, Field, check, three_point_errors
 from app.services.formatting import plain
 
-KIND_OPTIONS = (("bucket", "speedup of one bucket"), ("step", "whole-step multiplier"))
+KIND_OPTIONS = (
+    ("bucket", "speedup of one bucket"),
+    ("step", "whole-step multiplier (measured in named regimes)"),
+    ("time_saved", "milliseconds saved a step (named regimes)"),
+    ("spec_decode", "speculative decoding"),
+)
+THREE_POINTS = {
+    "speedup": ("Speedup", "x"),
+    "saved_ms": ("Time saved", "ms a step"),
+    "acceptance": ("Acceptance rate", "0..1"),
+    "draft_cost": ("Draft cost c", "of a target step, per draft token"),
+}
+
+
+def _triple(prefix: str, required: bool = False) -> tuple[Field, ...]:
+    label, unit = THREE_POINTS[prefix]
+    minimum = 0.0 if prefix != "speedup" else 0.0
+    return tuple(
+        Field(f"{prefix}_{point}", f"{label} {point} ({unit})", kind="float", required=required, minimum=minimum,
+              exclusive_minimum=prefix == "speedup")
+        for point in ("low", "likely", "high")
+    )
 PROVENANCES = {key for key, _ in PROVENANCE_OPTIONS}
 
 
@@ -29,12 +50,18 @@ def _effect_fields(session: Session, campaign_id: int) -> tuple[Field, ...]:
               options=_options(interventions, lambda i: f"{i.key}: {i.title}")),
         Field("kind", "Kind", kind="select", options=KIND_OPTIONS),
         Field("bucket", "Bucket", required=False, max_length=100, placeholder="attention",
-              help="for a bucket speedup: the profile bucket it makes faster"),
-        Field("speedup_low", "Speedup low (x)", kind="float", minimum=0, exclusive_minimum=True),
-        Field("speedup_likely", "Speedup likely (x)", kind="float", minimum=0, exclusive_minimum=True),
-        Field("speedup_high", "Speedup high (x)", kind="float", minimum=0, exclusive_minimum=True),
+              help="bucket speedup: the profile bucket it makes faster; time saved: the bucket it comes off "
+                   "(blank: the whole step)"),
+        *_triple("speedup"),
+        *_triple("saved_ms"),
+        Field("draft_tokens", "Draft length g", kind="int", minimum=1, required=False),
+        *_triple("acceptance"),
+        Field("acceptance_per_position", "Per-position acceptance", required=False, max_length=500,
+              placeholder="0.82, 0.61, 0.43",
+              help="instead of one rate: vLLM's spec_decode_per_position_acceptance_rates, one a draft position"),
+        *_triple("draft_cost"),
         Field("regime_ids", "Regimes", kind="multiselect", required=False, options=_options(regimes),
-              help="none chosen: every regime (bucket speedups only)"),
+              help="none chosen: every regime (not for whole-step or time-saved effects)"),
         Field("provenance", "Estimate comes from", kind="select", options=PROVENANCE_OPTIONS),
         Field("note", "Note", required=False, max_length=2000),
     )
@@ -42,27 +69,81 @@ def _effect_fields(session: Session, campaign_id: int) -> tuple[Field, ...]:
 
 def effect_initial(session: Session, row: Effect) -> dict[str, Any]:
     links = session.exec(select(EffectRegime).where(EffectRegime.effect_id == row.id)).all()
-    regime_ids = [link.regime_id for link in links]
-    return {
+    values = {
         "intervention_id": str(row.intervention_id), "kind": row.kind, "bucket": row.bucket or "",
-        "speedup_low": plain(row.speedup_low), "speedup_likely": plain(row.speedup_likely),
-        "speedup_high": plain(row.speedup_high), "regime_ids": [str(r) for r in regime_ids],
-        "provenance": row.provenance, "note": row.note,
+        "regime_ids": [str(link.regime_id) for link in links], "provenance": row.provenance, "note": row.note,
+        "draft_tokens": "" if row.draft_tokens is None else str(row.draft_tokens),
+        "acceptance_per_position": row.acceptance_per_position,
     }
+    for prefix in THREE_POINTS:
+        for point in ("low", "likely", "high"):
+            value = getattr(row, f"{prefix}_{point}")
+            values[f"{prefix}_{point}"] = "" if value is None else plain(value)
+    return values
+
+
+def _check_triples(values: dict[str, Any], prefixes: tuple[str, ...]) -> dict[str, str]:
+    errors: dict[str, str] = {}
+    for prefix in prefixes:
+        names = tuple(f"{prefix}_{p}" for p in ("low", "likely", "high"))
+        missing = [n for n in names if values[n] is None]
+        if missing:
+            errors |= {n: f"required for this kind of effect" for n in missing}
+        else:
+            errors |= three_point_errors(values, names, THREE_POINTS[prefix][0].lower())
+    return errors
+
+
+def _spec_errors(values: dict[str, Any]) -> dict[str, str]:
+    errors: dict[str, str] = {}
+    if values["draft_tokens"] is None:
+        errors["draft_tokens"] = "required for speculative decoding"
+    errors |= _check_triples(values, ("draft_cost",))
+    text = values["acceptance_per_position"]
+    if text:
+        try:
+            rates = [float(part) for part in text.replace(";", ",").split(",") if part.strip()]
+        except ValueError:
+            return errors | {"acceptance_per_position": "comma-separated numbers between 0 and 1"}
+        if any(not 0 <= r <= 1 for r in rates):
+            errors["acceptance_per_position"] = "each rate lies between 0 and 1"
+        elif any(b > a for a, b in zip(rates, rates[1:])):
+            errors["acceptance_per_position"] = "rates cannot rise with the position (position i+1 needs i accepted)"
+        elif values["draft_tokens"] is not None and len(rates) != values["draft_tokens"]:
+            errors["acceptance_per_position"] = f"give {values['draft_tokens']} rates, one a draft position"
+    else:
+        errors |= _check_triples(values, ("acceptance",))
+        if not errors and not 0 <= values["acceptance_low"] <= values["acceptance_high"] <= 1:
+            errors["acceptance_likely"] = "an acceptance rate lies between 0 and 1"
+    return errors
+
+
+KIND_INPUTS = {"bucket": ("speedup",), "step": ("speedup",), "time_saved": ("saved_ms",),
+               "spec_decode": ("acceptance", "draft_cost")}
 
 
 def _effect_apply(session, campaign_id, row, values):
-    errors = three_point_errors(values, ("speedup_low", "speedup_likely", "speedup_high"), "speedup")
-    if values["kind"] == "bucket" and not values["bucket"]:
+    kind = values["kind"]
+    errors = _spec_errors(values) if kind == "spec_decode" else _check_triples(values, KIND_INPUTS[kind])
+    if kind == "bucket" and not values["bucket"]:
         errors["bucket"] = "a bucket speedup needs the bucket it speeds up"
-    if values["kind"] == "step" and not values["regime_ids"]:
-        errors["regime_ids"] = "a whole-step multiplier holds only where it was measured: name its regimes"
+    if kind in ("step", "time_saved") and not values["regime_ids"]:
+        errors["regime_ids"] = "this effect holds only where it was measured: name its regimes"
     if errors:
         return row, errors
-    row = row or Effect(intervention_id=0, speedup_low=1, speedup_likely=1, speedup_high=1)
-    _set(row, values, ("kind", "speedup_low", "speedup_likely", "speedup_high", "provenance", "note"), {"note": ""})
+    row = row or Effect(intervention_id=0)
+    _set(row, values, ("kind", "provenance", "note"), {"note": ""})
+    for prefix in THREE_POINTS:  # only the inputs of this kind are kept
+        for point in ("low", "likely", "high"):
+            name = f"{prefix}_{point}"
+            setattr(row, name, values[name] if prefix in KIND_INPUTS[kind] else None)
+    per_position = kind == "spec_decode" and values["acceptance_per_position"]
+    row.acceptance_per_position = values["acceptance_per_position"] if per_position else ""
+    if per_position:
+        row.acceptance_low = row.acceptance_likely = row.acceptance_high = None
+    row.draft_tokens = values["draft_tokens"] if kind == "spec_decode" else None
     row.intervention_id = int(values["intervention_id"])
-    row.bucket = values["bucket"] if values["kind"] == "bucket" else None
+    row.bucket = values["bucket"] if kind in ("bucket", "time_saved") and values["bucket"] else None
     session.add(row)
     session.flush()
     for link in session.exec(select(EffectRegime).where(EffectRegime.effect_id == row.id)).all():

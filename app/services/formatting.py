@@ -25,6 +25,14 @@ def tok_s(value: float | None) -> str:
     return number(value, "tok/s")
 
 
+def size(n_bytes: float) -> str:
+    """Bytes in GB, MB or KB, whichever reads best."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if abs(n_bytes) >= scale:
+            return number(n_bytes / scale, unit)
+    return number(n_bytes, "B")
+
+
 def factor(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}x"
 
@@ -60,3 +68,14 @@ def three_point(low: float, likely: float, high: float, suffix: str = "") -> str
     if low == likely == high:
         return f"{plain(likely)}{suffix}"
     return f"{plain(likely)}{suffix} ({plain(low)}–{plain(high)}{suffix})"
+
+
+def probability(value: float | None) -> str:
+    """A share of samples as a percentage; "<1%" rather than a misleading 0% when any sample made it."""
+    if value is None:
+        return "—"
+    if 0 < value < 0.01:
+        return "<1%"
+    if 0.99 < value < 1:
+        return ">99%"
+    return f"{value * 100:.0f}%"

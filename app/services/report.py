@@ -7,13 +7,27 @@ from dataclasses import dataclass, field
 from sqlmodel import Session
 
 from app.db import repo
-from app.db.mappers import to_core
+from app.db.mappers import to_core_effect
 from app.db.repo import CampaignRows
-from app.planning.gates import GateResult, evaluate_gates
+from app.planning.effects import spec_expected_tokens, spec_expected_tokens_from_positions, spec_step_cost
+from app.planning.gates import GateResult
 from app.planning.metrics import METRICS, THROUGHPUT_METRIC
-from app.planning.projection import RegimeProjection, Step, project_campaign
+from app.planning.projection import RegimeProjection, Step
+from app.planning.uncertainty import TierDistribution
 from app.services import formatting as fmt
+from app.services.analysis import Analysis, analyse
 from app.services.errors import NotFound
+from app.services.report_extras import (
+    CalibrationView,
+    OrderingView,
+    SpecsView,
+    WhatIfView,
+    calibration_view,
+    ceiling_texts,
+    ordering_view,
+    specs_view,
+    what_if_views,
+)
 
 
 @dataclass
@@ -29,6 +43,13 @@ class StepView:
     verdict_text: str
     reaches: bool | None
     applied: list[str]
+    capped: bool = False
+    uncapped_text: str = ""
+    p10_text: str = ""
+    p50_text: str = ""
+    p90_text: str = ""
+    p_target_text: str = ""
+    p_target: float | None = None
 
 
 @dataclass
@@ -49,6 +70,10 @@ class RegimeView:
     notes: list[str]
     profile: list[tuple[str, str, str]]  # bucket, share, provenance
     profile_source: str
+    ceiling_text: str = "—"
+    ceiling_detail: str = ""
+    ceiling_verdict: str = ""
+    target_above_ceiling: bool = False
 
 
 @dataclass
@@ -88,6 +113,7 @@ class TierView:
     gates: list[GateView]
     outcome: list[str]  # per regime, what the tier should buy
     effort_text: str
+    effort_range_text: str = ""  # cumulative effort P50 / P90 through this tier
 
 
 @dataclass
@@ -104,6 +130,12 @@ class PlanReport:
     assumptions: list[str] = field(default_factory=list)
     gate_results: list[GateResult] = field(default_factory=list)
     projections: tuple[RegimeProjection, ...] = ()
+    specs: SpecsView | None = None
+    ordering: OrderingView | None = None
+    what_ifs: list[WhatIfView] = field(default_factory=list)
+    calibration: CalibrationView | None = None
+    simulation_text: str = ""
+    analysis: Analysis | None = None
 
 
 def build_plan(session: Session, campaign_id: int) -> PlanReport:
@@ -111,14 +143,14 @@ def build_plan(session: Session, campaign_id: int) -> PlanReport:
     rows = repo.load_campaign(session, campaign_id=campaign_id)
     if rows is None:
         raise NotFound(f"no campaign {campaign_id}")
-    campaign = to_core(rows)
-    projections = project_campaign(campaign)
-    results = evaluate_gates(campaign.gates, campaign.tiers, campaign.measurements)
-    regimes = [_regime_view(r, p, rows) for r, p in zip(rows.regimes, projections, strict=True)]
+    analysis = analyse(rows)
+    projections, results = analysis.projections, analysis.gate_results
+    regimes = [_regime_view(r, p, rows, analysis) for r, p in zip(rows.regimes, projections, strict=True)]
     by_regime = {p.regime: p for p in projections}
     regime_names = {r.id: r.name for r in rows.regimes}
     gate_views = [_gate_view(g, res, by_regime, regime_names) for g, res in zip(rows.gates, results, strict=True)]
     interventions = {i.id: _intervention_view(i, rows) for i in rows.interventions}
+    efforts = {e.tier_key: e for e in analysis.simulation.efforts}
     tiers = []
     for tier in rows.tiers:
         members = [interventions[i.id] for i in rows.interventions if i.tier_id == tier.id]
@@ -134,6 +166,10 @@ def build_plan(session: Session, campaign_id: int) -> PlanReport:
                 gates=[g for g in gate_views if g.tier_key == tier.key],
                 outcome=[_outcome(p, tier.key) for p in projections],
                 effort_text=f"{fmt.plain(likely_days)} d likely" if members else "no interventions",
+                effort_range_text=(
+                    f"{fmt.plain(round(efforts[tier.key].p50_days, 1))} d P50, "
+                    f"{fmt.plain(round(efforts[tier.key].p90_days, 1))} d P90 cumulative"
+                ),
             )
         )
     c = rows.campaign
@@ -150,12 +186,31 @@ def build_plan(session: Session, campaign_id: int) -> PlanReport:
         assumptions=_assumptions(rows),
         gate_results=list(results),
         projections=projections,
+        specs=specs_view(rows, analysis),
+        ordering=ordering_view(analysis),
+        what_ifs=what_if_views(analysis),
+        calibration=calibration_view(rows, analysis),
+        simulation_text=(
+            f"{analysis.simulation.samples:,} PERT-beta samples of every three-point estimate, "
+            f"seed {analysis.simulation.seed}"
+        ),
+        analysis=analysis,
     )
 
 
-def _step_view(step: Step, label: str) -> StepView:
+def _step_view(step: Step, label: str, spread: TierDistribution | None = None) -> StepView:
     shares = dict(step.shares)
+    spread_texts = {}
+    if spread is not None and spread.p50_tok_s is not None:
+        spread_texts = dict(
+            p10_text=fmt.tok_s(spread.p10_tok_s), p50_text=fmt.tok_s(spread.p50_tok_s),
+            p90_text=fmt.tok_s(spread.p90_tok_s), p_target_text=fmt.probability(spread.p_target),
+            p_target=spread.p_target,
+        )
     return StepView(
+        capped=step.capped,
+        uncapped_text=fmt.tok_s(step.uncapped_tok_s) if step.capped else "",
+        **spread_texts,
         label=label,
         tier_key=step.tier_key,
         tok_s=step.tok_s,
@@ -170,14 +225,19 @@ def _step_view(step: Step, label: str) -> StepView:
     )
 
 
-def _regime_view(regime, projection: RegimeProjection, rows: CampaignRows) -> RegimeView:
+def _regime_view(regime, projection: RegimeProjection, rows: CampaignRows, analysis: Analysis) -> RegimeView:
     baseline = next(
         (m for m in rows.measurements if m.regime_id == regime.id and m.metric == THROUGHPUT_METRIC), None
     )
     profile_row = rows.profiles.get(regime.id)
     shares = rows.shares.get(profile_row.id, []) if profile_row else []
     final = projection.final
+    spreads = {d.tier_key: d for d in analysis.simulation.of(regime.name)}
+    steps = [_step_view(projection.baseline, "baseline")] + [
+        _step_view(s, f"after {s.tier_key}", spreads.get(s.tier_key)) for s in projection.steps
+    ]
     return RegimeView(
+        **ceiling_texts(analysis.ceilings.get(regime.name), projection),
         id=regime.id,
         name=regime.name,
         concurrency=regime.concurrency,
@@ -192,8 +252,7 @@ def _regime_view(regime, projection: RegimeProjection, rows: CampaignRows) -> Re
             if baseline
             else "no output_tok_s measurement yet"
         ),
-        steps=[_step_view(projection.baseline, "baseline")]
-        + [_step_view(s, f"after {s.tier_key}") for s in projection.steps],
+        steps=steps,
         verdict_text=final.verdict.text,
         reaches=final.verdict.reaches,
         notes=list(projection.notes),
@@ -227,11 +286,35 @@ def _gate_view(gate, result: GateResult, by_regime: dict[str, RegimeProjection],
 
 
 def _effect_text(effect, regime_names: list[str]) -> str:
-    speed = fmt.three_point(effect.speedup_low, effect.speedup_likely, effect.speedup_high, "x")
     where = f"in {', '.join(regime_names)}" if regime_names else "in every regime"
+    if effect.kind == "time_saved":
+        saved = fmt.three_point(effect.saved_ms_low, effect.saved_ms_likely, effect.saved_ms_high, " ms")
+        off = f"off {effect.bucket}" if effect.bucket else "off each step"
+        return f"{saved} {off} {where}"
+    if effect.kind == "spec_decode":
+        return f"{spec_decode_text(effect)} {where}"
+    speed = fmt.three_point(effect.speedup_low, effect.speedup_likely, effect.speedup_high, "x")
     if effect.kind == "step":
         return f"whole step {speed} faster {where}"
     return f"{effect.bucket} {speed} faster {where}"
+
+
+def spec_decode_text(effect) -> str:
+    """"speculative decoding, g = 1, acceptance 0.7 (0.5–0.85), c = 0.1: E 1.70, cost 1.10, 1.55x"."""
+    core_effect = to_core_effect(effect, frozenset())
+    spec = core_effect.spec
+    if spec.per_position:
+        acceptance = "per-position acceptance " + ", ".join(fmt.plain(r) for r in spec.per_position)
+        tokens = spec_expected_tokens_from_positions(spec.per_position)
+    else:
+        acceptance = "acceptance " + fmt.three_point(spec.acceptance.low, spec.acceptance.likely, spec.acceptance.high)
+        tokens = spec_expected_tokens(spec.acceptance.likely, spec.draft_tokens)
+    cost = fmt.three_point(spec.draft_cost.low, spec.draft_cost.likely, spec.draft_cost.high)
+    step_cost = spec_step_cost(spec.draft_tokens, spec.draft_cost.likely)
+    return (
+        f"speculative decoding, g = {spec.draft_tokens}, {acceptance}, draft cost c = {cost}: "
+        f"E = {tokens:.2f} tokens a step, step cost {step_cost:.2f}, {fmt.factor(tokens / step_cost)} faster"
+    )
 
 
 def _intervention_view(intervention, rows: CampaignRows) -> InterventionView:

@@ -97,7 +97,9 @@ def regime_page(request: Request, campaign_id: int, regime_id: int, session: Ses
          "provenance": m.provenance, "source": m.source, "note": m.note}
         for m in repo.measurements_of(session, regime_ids=[regime_id])
     ]
-    return render(request, "regime.html", {"campaign": campaign, "regime": view, "history": history})
+    what_ifs = [w for w in plan.what_ifs if w.regime == regime.name]
+    context = {"campaign": campaign, "regime": view, "history": history, "what_ifs": what_ifs}
+    return render(request, "regime.html", context)
 
 
 @router.get("/campaigns/{campaign_id:int}/roadmap.md")

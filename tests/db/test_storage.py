@@ -28,8 +28,8 @@ def test_the_demo_campaign_reads_back_as_the_reference_plan(db):
     campaign = load_demo(db, now=NOW)
     plan = build_plan(db, campaign.id)
     batch1 = plan.regimes[0]
-    # 10 tok/s x 4.8 (A1) x 1.5 (A2) at batch 1
-    assert batch1.steps[1].tok_s == pytest.approx(72.0)
+    # 10 tok/s x 4.8 (A1) x 1.7 / 1.1 (A2: MTP, acceptance 0.7, draft cost 0.1) at batch 1
+    assert batch1.steps[1].tok_s == pytest.approx(10 * 4.8 * 1.7 / 1.1)
     assert [r.name for r in plan.regimes] == ["batch 1", "concurrency 16"]
 
 

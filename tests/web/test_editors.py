@@ -33,7 +33,8 @@ def test_editing_an_effect_changes_the_projection(client, demo_id):
     response = client.post(f"/campaigns/{demo_id}/effects/1/edit", data=form, headers=HTMX)
     assert response.status_code == 204 and response.headers["HX-Redirect"] == f"/campaigns/{demo_id}"
     after_a = plan_json(client, demo_id)["regimes"][0]["projections"][0]
-    assert after_a["tok_s"] == pytest.approx(10 * 2 * 1.5)
+    # A2 is MTP speculative decoding at batch 1: E = 1 + 0.7, cost 1 + 0.1
+    assert after_a["tok_s"] == pytest.approx(10 * 2 * 1.7 / 1.1)
 
 
 def test_a_step_multiplier_without_regimes_is_refused(client, demo_id):
@@ -115,7 +116,7 @@ def test_deleting_an_effect_removes_it_from_the_plan(client, demo_id):
     response = client.post(f"/campaigns/{demo_id}/effects/1/delete", follow_redirects=False)
     assert response.status_code == 303
     after_a = plan_json(client, demo_id)["regimes"][0]["projections"][0]
-    assert after_a["tok_s"] == pytest.approx(15.0)  # only A2's 1.5x remains at batch 1
+    assert after_a["tok_s"] == pytest.approx(10 * 1.7 / 1.1)  # only A2's speculative decoding remains
 
 
 def test_rows_of_another_campaign_are_not_found(client, demo_id):

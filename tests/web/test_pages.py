@@ -52,10 +52,10 @@ def test_a_bad_campaign_form_comes_back_422_with_messages_and_values(client):
 def test_the_plan_page_shows_projections_computed_from_the_stored_inputs(client, demo_id):
     page = client.get(f"/campaigns/{demo_id}")
     assert page.status_code == 200
-    # batch 1: 10 x 4.8 x 1.5 = 72.0 after A; then attention 0.63 / 2.5 and moe 0.15 / 2:
-    # step 1 - 0.378 - 0.075 = 0.547, 72 / 0.547 = 131.6 after B
-    assert "72.0 tok/s" in page.text and "131.6 tok/s" in page.text
-    assert "short by 6.7x" in page.text
+    # batch 1: 10 x 4.8 (A1) x 1.7 / 1.1 (A2, MTP with acceptance 0.7, draft cost 0.1) = 74.2 after A;
+    # then attention 0.63 / 2.5 and moe 0.15 / 2: step 1 - 0.378 - 0.075 = 0.547, 74.18 / 0.547 = 135.6
+    assert "74.2 tok/s" in page.text and "135.6 tok/s" in page.text
+    assert "short by 6.5x" in page.text
     assert page.headers["vary"] == "HX-Request"
 
 
@@ -84,8 +84,8 @@ def test_a_qualifying_measurement_turns_its_gate_to_pass(client, app, demo_id):
     assert gate_status(response.text, "output_tok_s &gt;= 40.0 tok/s", "batch 1") == "pass"
     assert "45.0 tok/s on 2026-12-01" in response.text
     assert "Recorded output_tok_s = 45 tok/s." in response.text
-    # the new baseline feeds the projection: 45 x 7.2 after A
-    assert "324.0 tok/s" in response.text
+    # the new baseline feeds the projection: 45 x 4.8 x 1.7 / 1.1 after A
+    assert "333.8 tok/s" in response.text
 
 
 def test_a_measurement_that_misses_its_threshold_fails_the_gate(client, demo_id):
