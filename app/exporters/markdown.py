@@ -52,11 +52,21 @@ def render_roadmap(plan: PlanReport, *, generated_at: datetime) -> str:
         lines += ["## Tiers", ""] + [line for t in plan.tiers for line in _tier_section(t)]
         return "\n".join(lines + ["## Assumptions", "", "None.", ""])
     lines += table(
-        ["Regime", "Baseline", "Projected", "Target", "Verdict"],
-        [[r.name, r.baseline_text, _final_text(r), r.target_text, r.verdict_text] for r in plan.regimes],
-        ["---", "---:", "---:", "---:", "---"],
+        ["Regime", "Baseline", "Projected", "P10–P90", "P(target)", "Ceiling", "Target", "Verdict"],
+        [[r.name, r.baseline_text, _final_text(r), _spread(r), r.steps[-1].p_target_text or "—", r.ceiling_text,
+          r.target_text, r.verdict_text] for r in plan.regimes],
+        ["---", "---:", "---:", "---:", "---:", "---:", "---:", "---"],
     )
-    lines += ["", "Projections compose each tier's likely speedups with Amdahl's law on the regime's profile.", ""]
+    lines.append("")
+    lines += [f"- **{inline(r.name)}:** {inline(r.ceiling_verdict)}." for r in plan.regimes if r.ceiling_verdict]
+    if plan.specs and plan.specs.problem:
+        lines.append(f"- {inline(plan.specs.problem)}.")
+    lines += [
+        "",
+        "Projections compose each tier's likely speedups with Amdahl's law on the regime's profile and are capped "
+        f"at the hardware ceiling; the spread comes from {inline(plan.simulation_text)}.",
+        "",
+    ]
     lines += ["## Projections", ""]
     for regime in plan.regimes:
         lines += _regime_section(regime)
@@ -67,6 +77,7 @@ def render_roadmap(plan: PlanReport, *, generated_at: datetime) -> str:
         lines += ["## Not in any tier", ""]
         lines += [f"- **{inline(i.key)}** {inline(i.title)} ({i.status}, {i.effort_text})" for i in plan.unassigned]
         lines.append("")
+    lines += _analysis_sections(plan)
     lines += ["## Assumptions", ""]
     if plan.assumptions:
         lines += ["Numbers nobody measured or reported:", ""]
@@ -96,9 +107,16 @@ def _regime_section(regime: RegimeView) -> list[str]:
         ["step time"] + [s.step_ms_text for s in regime.steps],
         ["bottleneck"] + [f"{s.bottleneck} {s.bottleneck_share_text}" for s in regime.steps],
         ["verdict"] + [s.verdict_text for s in regime.steps],
+        ["P50 (P10–P90)"] + [f"{s.p50_text} ({s.p10_text}–{s.p90_text})" if s.p50_text else "—" for s in regime.steps],
+        ["P(target)"] + [s.p_target_text or "—" for s in regime.steps],
     ]
     lines += table(header, rows, ["---"] + ["---:"] * len(regime.steps))
     lines.append("")
+    if regime.ceiling_detail:
+        lines += [f"Ceiling {regime.ceiling_text}: {inline(regime.ceiling_detail)}.", ""]
+    capped = [s.label for s in regime.steps if s.capped]
+    if capped:
+        lines += [f"Capped at the ceiling: {', '.join(capped)}.", ""]
     if regime.notes:
         lines += [f"> {inline(note)}" for note in regime.notes]
         lines.append("")
@@ -106,7 +124,10 @@ def _regime_section(regime: RegimeView) -> list[str]:
 
 
 def _tier_section(tier: TierView) -> list[str]:
-    lines = [f"### Tier {inline(tier.key)}: {inline(tier.name)}", "", f"*{tier.started_text}; effort {tier.effort_text}.*", ""]
+    lines = [
+        f"### Tier {inline(tier.key)}: {inline(tier.name)}", "",
+        f"*{tier.started_text}; effort {tier.effort_text}, {tier.effort_range_text}.*", "",
+    ]
     if tier.description:
         lines += [inline(tier.description), ""]
     lines += ["**Expected outcome**", ""]
@@ -132,4 +153,53 @@ def _tier_section(tier: TierView) -> list[str]:
     else:
         lines.append("No gate yet.")
     lines.append("")
+    return lines
+
+
+def _spread(regime: RegimeView) -> str:
+    final = regime.steps[-1]
+    return f"{final.p10_text}–{final.p90_text}" if final.p50_text else "—"
+
+
+def _analysis_sections(plan: PlanReport) -> list[str]:
+    lines = ["## Suggested order", "",
+             "Greedy by projected gain per effort day, recomputed after each pick; the tiers above stay the plan.", ""]
+    if plan.ordering.picks:
+        lines += table(
+            ["#", "Intervention", "Effort", "Gain then", "Per day", "Cumulative", "Band", "Team tier"],
+            [[str(p.rank), f"{p.key} {p.title}", p.effort_text, p.gain_text, p.per_day_text, p.cumulative_text,
+              p.band, p.team_tier] for p in plan.ordering.picks],
+            ["---:", "---", "---:", "---:", "---:", "---:", "---", "---"],
+        )
+    else:
+        lines.append("Nothing left to order.")
+    lines.append("")
+    lines += [f"- {inline(line)}." for line in plan.ordering.overlaps]
+    lines += [f"- Not placed: {inline(line)}." for line in plan.ordering.blocked]
+    if plan.ordering.overlaps or plan.ordering.blocked:
+        lines.append("")
+    if plan.calibration and plan.calibration.rows:
+        lines += ["## Calibration", ""]
+        lines += table(
+            ["Intervention", "Regime", "Predicted", "Measured", "Measured / predicted", "Evidence"],
+            [[c["key"], c["regime"], c["predicted"], c["measured"], c["bias"], c["evidence"] or "—"]
+             for c in plan.calibration.rows],
+        )
+        lines.append("")
+        if plan.calibration.available:
+            applied = "applied to the projections" if plan.calibration.applied else "not applied to the projections"
+            lines += [f"Running bias: {plan.calibration.bias_text}, {plan.calibration.realised_text}; {applied}.", ""]
+    for w in plan.what_ifs:
+        lines += [f"## What if one bucket got faster: {inline(w.regime)}", ""]
+        lines += table(["Bucket", "Share", *w.speedups], [[b, share, *gains] for b, share, gains in w.rows],
+                       ["---", "---:", *["---:"] * len(w.speedups)])
+        lines.append("")
+    if plan.specs and (plan.specs.hardware or plan.specs.model):
+        lines += ["## Hardware and model specs", ""]
+        for label, pairs, sources in (("Hardware", plan.specs.hardware, plan.specs.hardware_sources),
+                                      ("Model", plan.specs.model, plan.specs.model_sources)):
+            if pairs:
+                lines.append(f"- **{label}:** " + "; ".join(f"{inline(k)} {inline(v)}" for k, v in pairs))
+                lines += [f"  - {inline(line)}" for line in sources]
+        lines.append("")
     return lines

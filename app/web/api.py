@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from fastapi import APIRouter
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from app.db.tables import CampaignPublic, MeasurementPublic
 from app.services import campaigns as campaign_service
@@ -18,11 +18,19 @@ router = APIRouter(prefix="/api", tags=["api"])
 
 class TierProjection(BaseModel):
     tier: str
-    tok_s: float | None
+    tok_s: float | None = Field(description="likely-value projection, capped at the ceiling")
+    uncapped_tok_s: float | None
+    capped: bool
     gain: float
     step_ms: float | None
     bottleneck: str
     verdict: str
+    p10_tok_s: float | None
+    p50_tok_s: float | None
+    p90_tok_s: float | None
+    p_target: float | None = Field(description="share of Monte Carlo samples at or above the target")
+    effort_p50_days: float | None = Field(description="cumulative effort through this tier")
+    effort_p90_days: float | None
 
 
 class RegimePlan(BaseModel):
@@ -30,6 +38,9 @@ class RegimePlan(BaseModel):
     concurrency: int
     baseline_tok_s: float | None
     target_tok_s: float
+    ceiling_tok_s: float | None
+    ceiling_bound: str | None
+    ceiling_verdict: str | None
     projections: list[TierProjection]
     verdict: str
     reaches_target: bool | None
@@ -47,11 +58,24 @@ class GateStatusOut(BaseModel):
     evidence_measured_at: datetime | None
 
 
+class OrderPick(BaseModel):
+    key: str
+    effort_days: float
+    gain: float
+    cumulative_days: float
+    suggested_tier: str
+
+
 class PlanOut(BaseModel):
     campaign_id: int
     name: str
+    seed: int
+    samples: int
     regimes: list[RegimePlan]
     gates: list[GateStatusOut]
+    suggested_order: list[OrderPick]
+    calibration_bias: float | None
+    calibration_applied: bool
 
 
 class MeasurementIn(BaseModel):
@@ -72,18 +96,30 @@ def list_campaigns(session: SessionDep):
 def get_plan(campaign_id: int, session: SessionDep):
     """The projection of every regime after each tier (likely values), and every gate's status."""
     plan = build_plan(session, campaign_id)
+    analysis = plan.analysis
+    efforts = {e.tier_key: e for e in analysis.simulation.efforts}
     regimes = []
     for projection in plan.projections:
         final = projection.final
+        spreads = {d.tier_key: d for d in analysis.simulation.of(projection.regime)}
+        ceiling = analysis.ceilings.get(projection.regime)
         regimes.append(
             RegimePlan(
                 name=projection.regime,
                 concurrency=next(r.concurrency for r in plan.regimes if r.name == projection.regime),
                 baseline_tok_s=projection.baseline.tok_s,
                 target_tok_s=projection.target_tok_s,
+                ceiling_tok_s=projection.ceiling_tok_s,
+                ceiling_bound=ceiling.bound if ceiling else None,
+                ceiling_verdict=projection.ceiling_verdict,
                 projections=[
-                    TierProjection(tier=s.tier_key, tok_s=s.tok_s, gain=s.gain, step_ms=s.step_ms,
-                                   bottleneck=s.bottleneck, verdict=s.verdict.text)
+                    TierProjection(
+                        tier=s.tier_key, tok_s=s.tok_s, uncapped_tok_s=s.uncapped_tok_s, capped=s.capped,
+                        gain=s.gain, step_ms=s.step_ms, bottleneck=s.bottleneck, verdict=s.verdict.text,
+                        p10_tok_s=spreads[s.tier_key].p10_tok_s, p50_tok_s=spreads[s.tier_key].p50_tok_s,
+                        p90_tok_s=spreads[s.tier_key].p90_tok_s, p_target=spreads[s.tier_key].p_target,
+                        effort_p50_days=efforts[s.tier_key].p50_days, effort_p90_days=efforts[s.tier_key].p90_days,
+                    )
                     for s in projection.steps
                 ],
                 verdict=final.verdict.text,
@@ -100,7 +136,16 @@ def get_plan(campaign_id: int, session: SessionDep):
         )
         for r in plan.gate_results
     ]
-    return PlanOut(campaign_id=plan.campaign_id, name=plan.name, regimes=regimes, gates=gates)
+    order = [
+        OrderPick(key=p.key, effort_days=p.effort_days, gain=p.gain, cumulative_days=p.cumulative_days,
+                  suggested_tier=p.band)
+        for p in analysis.ordering.picks
+    ]
+    return PlanOut(
+        campaign_id=plan.campaign_id, name=plan.name, seed=analysis.simulation.seed,
+        samples=analysis.simulation.samples, regimes=regimes, gates=gates, suggested_order=order,
+        calibration_bias=analysis.calibration.bias, calibration_applied=analysis.calibration_applied,
+    )
 
 
 @router.post("/campaigns/{campaign_id}/measurements", status_code=201, response_model=MeasurementPublic)

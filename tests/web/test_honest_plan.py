@@ -1,0 +1,143 @@
+"""Ceiling, uncertainty, new effect kinds, suggested order and calibration through the pages and the API."""
+
+import html
+import math
+
+import pytest
+
+HTMX = {"HX-Request": "true"}
+
+
+def plan_json(client, campaign_id=1):
+    return client.get(f"/api/campaigns/{campaign_id}/plan").json()
+
+
+def test_the_demo_states_its_ceiling_and_says_1000_is_out_of_reach_at_batch_1(client, demo_id):
+    plan = plan_json(client, demo_id)
+    batch1, c16 = plan["regimes"]
+    # 4 decode GPUs x 1,792 GB/s x 0.8; 6.6e9 dense weights at 1 B plus 43 x 6 experts x 25.2e6 at 0.53125 B
+    assert batch1["ceiling_tok_s"] == pytest.approx(575.9, abs=0.1)
+    assert batch1["ceiling_verdict"].startswith("target 1.7x above the hardware ceiling: not reachable")
+    assert c16["ceiling_tok_s"] == pytest.approx(1727, abs=1)
+    page = client.get(f"/campaigns/{demo_id}").text
+    assert "Target 1.7x above the hardware ceiling: not reachable on this hardware whatever the plan" in page
+
+
+def test_each_tier_step_carries_its_spread_and_probability(client, demo_id):
+    step = plan_json(client, demo_id)["regimes"][0]["projections"][0]
+    assert step["p10_tok_s"] <= step["p50_tok_s"] <= step["p90_tok_s"]
+    assert step["p10_tok_s"] < step["tok_s"] < step["p90_tok_s"]
+    assert step["p_target"] == 0.0
+    assert step["effort_p50_days"] <= step["effort_p90_days"]
+
+
+def test_the_same_seed_gives_the_same_plan_and_a_new_seed_moves_the_spread(client, demo_id):
+    first = plan_json(client, demo_id)
+    assert plan_json(client, demo_id) == first
+    form = {"name": "demo", "gpu_count": "8", "seed": "7", "samples": "10000", "apply_calibration": "no"}
+    assert client.post(f"/campaigns/{demo_id}/edit", data=form, headers=HTMX).status_code == 204
+    second = plan_json(client, demo_id)
+    assert second["seed"] == 7
+    assert second["regimes"][0]["projections"][0]["p10_tok_s"] != first["regimes"][0]["projections"][0]["p10_tok_s"]
+    assert second["regimes"][0]["projections"][0]["tok_s"] == first["regimes"][0]["projections"][0]["tok_s"]
+
+
+def test_a_spec_decode_effect_entered_in_the_form_matches_the_formula(client, demo_id):
+    form = {"intervention_id": "2", "kind": "spec_decode", "draft_tokens": "3", "acceptance_low": "0.7",
+            "acceptance_likely": "0.7", "acceptance_high": "0.7", "draft_cost_low": "0.1", "draft_cost_likely": "0.1",
+            "draft_cost_high": "0.1", "regime_ids": ["1"], "provenance": "assumed"}
+    assert client.post(f"/campaigns/{demo_id}/effects/3/edit", data=form, headers=HTMX).status_code == 204
+    after_a = plan_json(client, demo_id)["regimes"][0]["projections"][0]
+    # E = (1 - 0.7^4) / 0.3 = 2.533, cost 1 + 3 x 0.1: 10 x 4.8 x 2.533 / 1.3
+    assert after_a["tok_s"] == pytest.approx(10 * 4.8 * 2.533 / 1.3)
+    assert "E = 2.53 tokens a step, step cost 1.30, 1.95x faster" in client.get(f"/campaigns/{demo_id}").text
+
+
+def test_per_position_acceptance_is_taken_as_vllm_reports_it(client, demo_id):
+    form = {"intervention_id": "2", "kind": "spec_decode", "draft_tokens": "3",
+            "acceptance_per_position": "0.8, 0.6, 0.4", "draft_cost_low": "0.05", "draft_cost_likely": "0.05",
+            "draft_cost_high": "0.05", "regime_ids": ["1"], "provenance": "measured"}
+    assert client.post(f"/campaigns/{demo_id}/effects/3/edit", data=form, headers=HTMX).status_code == 204
+    after_a = plan_json(client, demo_id)["regimes"][0]["projections"][0]
+    assert after_a["tok_s"] == pytest.approx(10 * 4.8 * 2.8 / 1.15)
+
+
+def test_rising_per_position_rates_are_refused_next_to_the_field(client, demo_id):
+    form = {"intervention_id": "2", "kind": "spec_decode", "draft_tokens": "2", "acceptance_per_position": "0.5, 0.7",
+            "draft_cost_low": "0.1", "draft_cost_likely": "0.1", "draft_cost_high": "0.1", "provenance": "measured"}
+    response = client.post(f"/campaigns/{demo_id}/effects/new", data=form, headers=HTMX)
+    assert response.status_code == 422
+    assert "rates cannot rise" in html.unescape(response.text)
+
+
+def test_a_time_saved_effect_takes_milliseconds_off_the_step(client, demo_id):
+    form = {"intervention_id": "1", "kind": "time_saved", "saved_ms_low": "0.8", "saved_ms_likely": "1.2",
+            "saved_ms_high": "1.5", "regime_ids": ["1"], "provenance": "reported", "note": "-0.8 to -1.5 ms TPOT"}
+    assert client.post(f"/campaigns/{demo_id}/effects/1/edit", data=form, headers=HTMX).status_code == 204
+    after_a = plan_json(client, demo_id)["regimes"][0]["projections"][0]
+    # the 100 ms step loses 1.2 ms, then A2 divides it by 1.7 / 1.1
+    assert after_a["step_ms"] == pytest.approx(98.8 / (1.7 / 1.1))
+
+
+def test_the_suggested_order_is_shown_beside_the_team_tiers(client, demo_id):
+    order = plan_json(client, demo_id)["suggested_order"]
+    assert [p["key"] for p in order][:2] == ["A1", "A2"]
+    page = client.get(f"/campaigns/{demo_id}").text
+    assert "Suggested order" in page and "B1 and C1 both speed up attention" in page
+
+
+def test_a_prerequisite_cycle_is_refused(client, demo_id):
+    # ids follow the demo order A1 A2 B1 B2 C1 C2: C1 (id 5) already needs B1 (id 3)
+    form = {"key": "B1", "title": "Split-K", "tier_id": "2", "status": "proposed", "effort_low_days": "10",
+            "effort_likely_days": "15", "effort_high_days": "25", "effort_provenance": "assumed",
+            "prerequisite_ids": ["5"]}
+    response = client.post(f"/campaigns/{demo_id}/interventions/3/edit", data=form, headers=HTMX)
+    assert response.status_code == 422 and "cycle" in response.text
+
+
+def test_landing_an_intervention_and_measuring_after_it_calibrates_the_plan(client, demo_id, clock):
+    form = {"key": "A1", "title": "SM120 FP8 GEMM autotune configs", "tier_id": "1", "status": "landed",
+            "effort_low_days": "1", "effort_likely_days": "2", "effort_high_days": "4",
+            "effort_provenance": "reported", "started_at": "2026-11-16T09:00", "landed_at": "2026-11-25T09:00"}
+    assert client.post(f"/campaigns/{demo_id}/interventions/1/edit", data=form, headers=HTMX).status_code == 204
+    client.post(f"/api/campaigns/{demo_id}/measurements",
+                json={"regime": "batch 1", "metric": "output_tok_s", "value": 36.0})
+    plan = plan_json(client, demo_id)
+    # predicted 4.8x at batch 1, measured 36 / 10 = 3.6x; concurrency 16 has no measurement after landing
+    assert plan["calibration_bias"] == pytest.approx(0.75)
+    page = client.get(f"/campaigns/{demo_id}").text
+    assert "measured / predicted 0.75x" in page
+    before = plan["regimes"][0]["projections"][0]["tok_s"]
+    settings = {"name": "demo", "gpu_count": "8", "seed": "20261202", "samples": "10000", "apply_calibration": "yes"}
+    client.post(f"/campaigns/{demo_id}/edit", data=settings, headers=HTMX)
+    calibrated = plan_json(client, demo_id)
+    assert calibrated["calibration_applied"] is True
+    # A1 is landed and already in the new baseline (36 tok/s); A2's gain is scaled to log(3.6) / log(4.8)
+    realised = math.log(3.6) / math.log(4.8)
+    assert calibrated["regimes"][0]["projections"][0]["tok_s"] == pytest.approx(36 * (1.7 / 1.1) ** realised)
+    assert before == pytest.approx(36 * 1.7 / 1.1)
+
+
+def test_the_specs_page_and_forms(client, demo_id):
+    page = client.get(f"/campaigns/{demo_id}/specs")
+    assert page.status_code == 200 and "NVIDIA RTX PRO 6000 Blackwell" in page.text and "1792 GB/s" in page.text
+    preset = client.get(f"/campaigns/{demo_id}/specs/hardware?preset=b200")
+    assert 'value="8000"' in preset.text and "DGX B200 datasheet" in preset.text
+
+
+def test_switching_to_b200_raises_the_ceiling(client, demo_id):
+    form = {"name": "NVIDIA B200", "count": "4", "memory_gb": "180", "bandwidth_gb_s": "8000",
+            "tflops_bf16": "2250", "tflops_fp8": "4500", "tflops_fp4": "9000", "sm_count": "148",
+            "scaling_efficiency": "0.8", "provenance": "reported"}
+    assert client.post(f"/campaigns/{demo_id}/specs/hardware", data=form, headers=HTMX).status_code == 204
+    ceiling = plan_json(client, demo_id)["regimes"][0]["ceiling_tok_s"]
+    assert ceiling == pytest.approx(575.9 * 8000 / 1792, rel=1e-3)
+
+
+def test_bad_specs_come_back_422(client, demo_id):
+    form = {"name": "toy", "total_params_b": "10", "active_params_b": "20", "layers": "4", "routed_experts": "8",
+            "experts_per_token": "2", "shared_experts": "0", "dense_bytes_per_weight": "2",
+            "expert_bytes_per_weight": "1", "kv_bytes_per_token": "0", "compute_dtype": "bf16", "provenance": "assumed"}
+    response = client.post(f"/campaigns/{demo_id}/specs/model", data=form, headers=HTMX)
+    assert response.status_code == 422 and "cannot exceed the total" in response.text
+    assert plan_json(client, demo_id)["regimes"][0]["ceiling_tok_s"] == pytest.approx(575.9, abs=0.1)
