@@ -32,6 +32,9 @@ chromium:
 test: $(VENV)/.installed-test chromium
 	$(BIN)/pytest
 
+bench: $(VENV)/.installed-test
+	$(BIN)/python bench/plan.py
+
 vendor:
 	cd $$(mktemp -d) && npm pack --silent htmx.org@$(HTMX_VERSION) && tar xzf htmx.org-$(HTMX_VERSION).tgz && \
 	  { echo '/* htmx.org@$(HTMX_VERSION) (npm package htmx.org, dist/htmx.min.js), vendored unmodified below; refresh with `make vendor`. */'; \

@@ -100,6 +100,8 @@ def apply_effect(
 def _save_time(effect: Effect, saved_ms, times: dict[str, Any], baseline_step_ms: float | None) -> str | None:
     if baseline_step_ms is None:
         return "no baseline throughput to turn milliseconds into a share of the step"
+    if isinstance(saved_ms, float | int) and all(isinstance(t, float | int) for t in times.values()):
+        return _save_time_point(effect.bucket, saved_ms / baseline_step_ms, times)
     saved_rel = np.asarray(saved_ms, dtype=float) / baseline_step_ms
     if effect.bucket is not None:
         if effect.bucket not in times:
@@ -108,9 +110,25 @@ def _save_time(effect: Effect, saved_ms, times: dict[str, Any], baseline_step_ms
         return None
     step = sum(times.values())
     # no bucket named: the saving comes off the whole step, in proportion, and never below zero
-    scale = _floor(step - saved_rel) / step
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(np.asarray(step) > 0, _floor(step - saved_rel) / np.maximum(step, 1e-300), 0.0)
+    scale = float(scale) if np.ndim(scale) == 0 else scale
     for bucket in times:
         times[bucket] = times[bucket] * scale
+    return None
+
+
+def _save_time_point(bucket: str | None, saved_rel: float, times: dict[str, float]) -> str | None:
+    """The same arithmetic on plain floats (the likely-value projection and the greedy order)."""
+    if bucket is not None:
+        if bucket not in times:
+            return f"the profile has no {bucket!r} bucket"
+        times[bucket] = max(times[bucket] - saved_rel, 0.0)
+        return None
+    step = sum(times.values())
+    scale = max(step - saved_rel, 0.0) / step if step > 0 else 0.0
+    for name in times:
+        times[name] = times[name] * scale
     return None
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from app.planning.effects import apply_effect, point_draw
-from app.planning.model import Campaign, EffectKind, Intervention, Status
+from app.planning.effects import EffectDraw, apply_effect, point_draw, step_speedup
+from app.planning.model import Campaign, Effect, EffectKind, Intervention, Status
 from app.planning.projection import ALREADY_IN_BASELINE, baseline_step_ms, start_times
 
 MIN_EFFORT_DAYS = 0.1  # a zero-day estimate must not make the gain per day infinite
@@ -64,6 +64,8 @@ def suggest_order(campaign: Campaign) -> Ordering:
     known = {i.key for i in campaign.interventions}
     regimes = [r for r in campaign.regimes if r.baseline_tok_s]
     states = {r.name: start_times(r) for r in regimes}
+    position = {i.key: n for n, i in enumerate(todo)}
+    draws = {i.key: [_resolved(e) for e in i.effects] for i in todo}
     picked: list[Pick] = []
     placed = set(done)
     total_days = 0.0
@@ -71,9 +73,9 @@ def suggest_order(campaign: Campaign) -> Ordering:
         ready = [i for i in todo if i.key not in placed and set(i.prerequisites) <= placed]
         if not ready:
             break
-        scored = [(_score(i, regimes, states, campaign), i) for i in ready]
+        scored = [(_score(i, draws[i.key], regimes, states, campaign), i) for i in ready]
         (log_gain, new_states), best = max(
-            scored, key=lambda s: (s[0][0] / max(s[1].effort_days.likely, MIN_EFFORT_DAYS), -todo.index(s[1]))
+            scored, key=lambda s: (s[0][0] / max(s[1].effort_days.likely, MIN_EFFORT_DAYS), -position[s[1].key])
         )
         states = new_states
         placed.add(best.key)
@@ -95,15 +97,23 @@ def suggest_order(campaign: Campaign) -> Ordering:
     return Ordering(picks=tuple(picked), overlaps=same_bucket_overlaps(campaign.interventions), blocked=blocked)
 
 
-def _score(intervention: Intervention, regimes, states, campaign: Campaign):
+def _resolved(effect: Effect) -> EffectDraw:
+    """The likely draw with a speculative-decoding speedup worked out once, not at every evaluation."""
+    draw = point_draw(effect)
+    if effect.kind is EffectKind.SPEC_DECODE:
+        return EffectDraw(speedup=step_speedup(effect, draw))
+    return draw
+
+
+def _score(intervention: Intervention, draws, regimes, states, campaign: Campaign):
     """Mean log-throughput gain over regimes if this intervention came next, and the states it leaves."""
     new_states, log_gains = {}, []
     for regime in regimes:
         before = states[regime.name]
         after = dict(before)
-        for effect in intervention.effects:
+        for effect, draw in zip(intervention.effects, draws):
             if effect.applies_to(regime.name):
-                apply_effect(effect, point_draw(effect), after, regime.name, baseline_step_ms(regime))
+                apply_effect(effect, draw, after, regime.name, baseline_step_ms(regime))
         new_states[regime.name] = after
         log_gains.append(math.log(_tok_s(regime, after, campaign) / _tok_s(regime, before, campaign)))
     return (sum(log_gains) / len(log_gains) if log_gains else 0.0), new_states

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.planning.effects import EffectDraw, apply_effect, calibrated, three_points
-from app.planning.model import Campaign, Intervention, ThreePoint
+from app.planning.model import Campaign, Intervention, Status, ThreePoint
 from app.planning.projection import baseline_step_ms, counts, plan_order, start_times
 
 PERT_SHAPE = 4.0
@@ -59,42 +59,52 @@ def pert(estimate: ThreePoint, rng: np.random.Generator, samples: int) -> np.nda
     return low + (high - low) * rng.beta(alpha, beta, samples)
 
 
-def draw_all(campaign: Campaign, rng: np.random.Generator, samples: int):
-    """Effort and effect draws of every intervention, in a fixed order (so a seed fixes them)."""
-    efforts: dict[str, np.ndarray] = {}
-    effects: dict[tuple[str, int], EffectDraw] = {}
-    for intervention in campaign.interventions:
-        efforts[intervention.key] = pert(intervention.effort_days, rng, samples)
-        for index, effect in enumerate(intervention.effects):
-            values = {name: pert(tp, rng, samples) for name, tp in sorted(three_points(effect).items())}
-            effects[(intervention.key, index)] = calibrated(effect, EffectDraw(**values), campaign.calibration)
-    return efforts, effects
+def draw_effects(intervention: Intervention, rng: np.random.Generator, samples: int, realised: float | None):
+    """One EffectDraw of arrays for each effect of the intervention (inputs drawn in name order)."""
+    draws = []
+    for effect in intervention.effects:
+        values = {name: pert(tp, rng, samples) for name, tp in sorted(three_points(effect).items())}
+        draws.append(calibrated(effect, EffectDraw(**values), realised))
+    return draws
 
 
 def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) -> Simulation:
-    """P10 / P50 / P90 throughput (capped at the ceiling) and P(target) after each tier, per regime."""
+    """P10 / P50 / P90 throughput (capped at the ceiling) and P(target) after each tier, per regime.
+
+    Interventions are drawn in plan order, each one's draws applied to every
+    regime and then dropped, so memory stays at regimes x buckets x samples.
+    """
     rng = np.random.default_rng(seed)
-    effort_draws, effect_draws = draw_all(campaign, rng, samples)
-    order = plan_order(campaign)
-    regimes = []
-    for regime in campaign.regimes:
-        times = {b: np.full(samples, t) for b, t in start_times(regime).items()}
-        step0_ms = baseline_step_ms(regime)
-        ceiling = campaign.ceiling_of(regime.name)
-        tiers = []
-        for tier, interventions in order:
-            for intervention in interventions:
+    states = {r.name: {b: np.full(samples, t) for b, t in start_times(r).items()} for r in campaign.regimes}
+    step0 = {r.name: baseline_step_ms(r) for r in campaign.regimes}
+    spreads: dict[str, list[TierDistribution]] = {r.name: [] for r in campaign.regimes}
+    effort_total = np.zeros(samples)
+    efforts = []
+    for tier, interventions in plan_order(campaign):
+        for intervention in interventions:
+            effort = pert(intervention.effort_days, rng, samples)
+            draws = draw_effects(intervention, rng, samples, campaign.calibration)
+            if intervention.status is Status.REJECTED:
+                continue
+            effort_total = effort_total + effort
+            for regime in campaign.regimes:
                 if counts(intervention, tier, regime):
-                    _apply_all(intervention, effect_draws, times, regime.name, step0_ms)
-            tiers.append(_distribution(tier.key, times, regime.baseline_tok_s, regime.target_tok_s, ceiling))
-        regimes.append((regime.name, tuple(tiers)))
-    return Simulation(samples=samples, seed=seed, regimes=tuple(regimes), efforts=_efforts(order, effort_draws, samples))
-
-
-def _apply_all(intervention: Intervention, draws, times, regime_name: str, step0_ms: float | None) -> None:
-    for index, effect in enumerate(intervention.effects):
-        if effect.applies_to(regime_name):
-            apply_effect(effect, draws[(intervention.key, index)], times, regime_name, step0_ms)
+                    for effect, draw in zip(intervention.effects, draws):
+                        if effect.applies_to(regime.name):
+                            apply_effect(effect, draw, states[regime.name], regime.name, step0[regime.name])
+        for regime in campaign.regimes:
+            spreads[regime.name].append(_distribution(
+                tier.key, states[regime.name], regime.baseline_tok_s, regime.target_tok_s,
+                campaign.ceiling_of(regime.name),
+            ))
+        p50, p90 = np.percentile(effort_total, [50, 90])
+        efforts.append(EffortDistribution(tier.key, float(p50), float(p90)))
+    return Simulation(
+        samples=samples,
+        seed=seed,
+        regimes=tuple((name, tuple(tiers)) for name, tiers in spreads.items()),
+        efforts=tuple(efforts),
+    )
 
 
 def _distribution(tier_key, times, baseline_tok_s, target_tok_s, ceiling) -> TierDistribution:
@@ -107,15 +117,3 @@ def _distribution(tier_key, times, baseline_tok_s, target_tok_s, ceiling) -> Tie
         tok_s = np.minimum(tok_s, ceiling)
     p10, p50, p90 = np.percentile(tok_s, [10, 50, 90])
     return TierDistribution(tier_key, float(p10), float(p50), float(p90), float(np.mean(tok_s >= target_tok_s)))
-
-
-def _efforts(order, effort_draws: dict[str, np.ndarray], samples: int) -> tuple[EffortDistribution, ...]:
-    total = np.zeros(samples)
-    out = []
-    for tier, interventions in order:
-        for intervention in interventions:
-            if intervention.status.value != "rejected":
-                total = total + effort_draws[intervention.key]
-        p50, p90 = np.percentile(total, [50, 90])
-        out.append(EffortDistribution(tier.key, float(p50), float(p90)))
-    return tuple(out)

@@ -75,3 +75,11 @@ def test_time_saved_without_a_baseline_is_reported():
 def test_time_saved_must_name_its_regimes():
     with pytest.raises(PlanningError):
         Effect(kind=EffectKind.TIME_SAVED, saved_ms=same(1.0))
+
+
+def test_time_saved_beyond_the_whole_step_leaves_it_at_zero_not_negative():
+    regime = make_regime()
+    effect = Effect(kind=EffectKind.TIME_SAVED, saved_ms=same(500.0), regimes=frozenset({"batch 1"}))
+    again = Effect(kind=EffectKind.TIME_SAVED, saved_ms=same(1.0), regimes=frozenset({"batch 1"}))
+    result = project_regime(regime, make_campaign([regime], [make_intervention("T", effect, again)]))
+    assert result.after("A").step_ms == 0.0
