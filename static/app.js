@@ -12,3 +12,19 @@ function showFlash(message) {
   flash.hidden = false;
   setTimeout(function () { flash.hidden = true; }, 8000);
 }
+
+// Forms with a "kind" select show only the fields of the chosen kind (the server validates by kind too).
+function syncKindFields(root) {
+  root.querySelectorAll("form").forEach(function (form) {
+    var kind = form.querySelector('select[name="kind"]');
+    if (!kind) return;
+    form.querySelectorAll("[data-show-for]").forEach(function (field) {
+      field.hidden = field.dataset.showFor.split(" ").indexOf(kind.value) < 0;
+    });
+  });
+}
+document.addEventListener("change", function (event) {
+  if (event.target.matches('select[name="kind"]')) syncKindFields(document);
+});
+document.addEventListener("DOMContentLoaded", function () { syncKindFields(document); });
+document.addEventListener("htmx:afterSettle", function () { syncKindFields(document); });

@@ -27,16 +27,19 @@ THREE_POINTS = {
     "speedup": ("Speedup", "x"),
     "saved_ms": ("Time saved", "ms a step"),
     "acceptance": ("Acceptance rate", "0..1"),
-    "draft_cost": ("Draft cost c", "of a target step, per draft token"),
+    "draft_cost": ("Draft cost c", "of a step"),
 }
 
 
-def _triple(prefix: str, required: bool = False) -> tuple[Field, ...]:
+SHOW_FOR = {"speedup": ("bucket", "step"), "saved_ms": ("time_saved",), "acceptance": ("spec_decode",),
+            "draft_cost": ("spec_decode",)}
+
+
+def _triple(prefix: str) -> tuple[Field, ...]:
     label, unit = THREE_POINTS[prefix]
-    minimum = 0.0 if prefix != "speedup" else 0.0
     return tuple(
-        Field(f"{prefix}_{point}", f"{label} {point} ({unit})", kind="float", required=required, minimum=minimum,
-              exclusive_minimum=prefix == "speedup")
+        Field(f"{prefix}_{point}", f"{label} {point} ({unit})", kind="float", required=False, minimum=0.0,
+              exclusive_minimum=prefix == "speedup", show_for=SHOW_FOR[prefix])
         for point in ("low", "likely", "high")
     )
 PROVENANCES = {key for key, _ in PROVENANCE_OPTIONS}
@@ -51,14 +54,15 @@ def _effect_fields(session: Session, campaign_id: int) -> tuple[Field, ...]:
         Field("kind", "Kind", kind="select", options=KIND_OPTIONS),
         Field("bucket", "Bucket", required=False, max_length=100, placeholder="attention",
               help="bucket speedup: the profile bucket it makes faster; time saved: the bucket it comes off "
-                   "(blank: the whole step)"),
+                   "(blank: the whole step)", show_for=("bucket", "time_saved")),
         *_triple("speedup"),
         *_triple("saved_ms"),
-        Field("draft_tokens", "Draft length g", kind="int", minimum=1, required=False),
+        Field("draft_tokens", "Draft length g", kind="int", minimum=1, required=False, show_for=("spec_decode",)),
         *_triple("acceptance"),
         Field("acceptance_per_position", "Per-position acceptance", required=False, max_length=500,
               placeholder="0.82, 0.61, 0.43",
-              help="instead of one rate: vLLM's spec_decode_per_position_acceptance_rates, one a draft position"),
+              help="instead of one rate: vLLM's spec_decode_per_position_acceptance_rates, one a draft position",
+              show_for=("spec_decode",)),
         *_triple("draft_cost"),
         Field("regime_ids", "Regimes", kind="multiselect", required=False, options=_options(regimes),
               help="none chosen: every regime (not for whole-step or time-saved effects)"),

@@ -32,6 +32,7 @@ class Field:
     help: str = ""
     max_length: int | None = None
     placeholder: str = ""
+    show_for: tuple[str, ...] = ()  # values of the form's "kind" field this field belongs to (empty: always)
 
 
 @dataclass

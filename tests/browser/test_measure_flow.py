@@ -53,3 +53,20 @@ def test_a_bad_edit_form_shows_its_messages_in_place(server, page, screenshot):
     page.click("#edit-form button[type=submit]")
     page.wait_for_url(f"{server}/campaigns/1")
     assert "3 d (1–4 d)" in page.locator("#tier-A").inner_text()
+
+
+def test_the_effect_form_shows_the_fields_of_the_chosen_kind(server, page, screenshot):
+    page.goto(f"{server}/campaigns/1/effects/3/edit")
+    assert page.locator('[data-field="draft_tokens"]').is_visible()
+    assert not page.locator('[data-field="speedup_likely"]').is_visible()
+    page.select_option("select[name=kind]", "time_saved")
+    assert page.locator('[data-field="saved_ms_likely"]').is_visible()
+    assert not page.locator('[data-field="draft_tokens"]').is_visible()
+    page.select_option("select[name=kind]", "spec_decode")
+    page.fill("input[name=acceptance_likely]", "0.95")
+    page.click("#edit-form button[type=submit]")
+    error = page.locator('[data-field="acceptance_likely"] .error')
+    error.wait_for()
+    assert "low <= likely <= high" in error.inner_text()
+    assert page.locator('[data-field="draft_tokens"]').is_visible(), "kind fields must survive the 422 swap"
+    screenshot("effect-form-spec-decode")
