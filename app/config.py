@@ -19,6 +19,8 @@ class Settings(BaseSettings):
     static_dir: Path = PROJECT_ROOT / "static"
     migrations_dir: Path = PROJECT_ROOT / "migrations"
     load_demo_on_empty: bool = True
+    upload_dir: Path = Field(default_factory=lambda: Path.cwd() / "var" / "uploads")
+    max_upload_mb: int = 2048  # per upload, all files together
 
 
 @lru_cache

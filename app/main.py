@@ -14,7 +14,7 @@ from app import __version__
 from app.config import Settings, get_settings
 from app.db.engine import make_engine
 from app.services.errors import FormInvalid, NotFound
-from app.web import api, editor_pages, pages, spec_pages
+from app.web import api, editor_pages, import_pages, pages, spec_pages
 from app.web.deps import utc_now
 from app.web.templating import make_templates, render
 
@@ -46,6 +46,7 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(spec_pages.router)
+    app.include_router(import_pages.router)
     app.include_router(editor_pages.router)
 
     @app.get("/healthz", tags=["api"])

@@ -28,3 +28,28 @@ document.addEventListener("change", function (event) {
 });
 document.addEventListener("DOMContentLoaded", function () { syncKindFields(document); });
 document.addEventListener("htmx:afterSettle", function () { syncKindFields(document); });
+
+// Upload progress and drag-and-drop on the import form.
+document.addEventListener("htmx:xhr:progress", function (event) {
+  var bar = document.getElementById("upload-progress");
+  if (!bar || !event.detail.lengthComputable) return;
+  bar.hidden = false;
+  bar.value = Math.round(event.detail.loaded / event.detail.total * 100);
+});
+document.addEventListener("dragover", function (event) {
+  var zone = event.target.closest && event.target.closest(".dropzone");
+  if (!zone) return;
+  event.preventDefault();
+  zone.classList.add("over");
+});
+document.addEventListener("dragleave", function (event) {
+  var zone = event.target.closest && event.target.closest(".dropzone");
+  if (zone) zone.classList.remove("over");
+});
+document.addEventListener("drop", function (event) {
+  var zone = event.target.closest && event.target.closest(".dropzone");
+  if (!zone) return;
+  event.preventDefault();
+  zone.classList.remove("over");
+  zone.querySelector('input[type="file"]').files = event.dataTransfer.files;
+});

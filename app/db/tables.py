@@ -125,6 +125,7 @@ class Measurement(SQLModel, table=True):
     provenance: str = "measured"
     source: str = Field(default="form", max_length=300)
     note: str = ""
+    import_id: int | None = Field(default=None, foreign_key="import_record.id", ondelete="CASCADE", index=True)
 
 
 class MeasurementPublic(SQLModel):
@@ -148,6 +149,7 @@ class Profile(SQLModel, table=True):
     regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", index=True)
     source: str = Field(default="form", max_length=300)
     created_at: datetime
+    import_id: int | None = Field(default=None, foreign_key="import_record.id", ondelete="CASCADE", index=True)
 
 
 class ProfileShare(SQLModel, table=True):
@@ -265,3 +267,31 @@ class Gate(SQLModel, table=True):
     threshold: float
     provenance: str = "assumed"
     note: str = ""
+
+
+class ImportRecord(SQLModel, table=True):
+    """One imported file; the files imported together share a batch, undone as a whole."""
+
+    __tablename__ = "import_record"
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
+    batch: str = Field(max_length=64, index=True)
+    file_name: str = Field(max_length=500)
+    sha256: str = Field(max_length=64, index=True)
+    format: str = Field(max_length=40)
+    size_bytes: int
+    imported_at: datetime
+    summary: str = ""
+
+
+class KernelRule(SQLModel, table=True):
+    """Kernel name -> bucket, first match wins; a campaign without rules uses the defaults."""
+
+    __tablename__ = "kernel_rule"
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
+    position: int
+    pattern: str = Field(max_length=500)
+    bucket: str = Field(max_length=100)

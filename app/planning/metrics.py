@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+LATENCIES = (("ttft", "time to first token"), ("tpot", "time per output token"), ("itl", "inter-token latency"),
+             ("e2el", "end-to-end latency"))
+STATS = (("median", "median"), ("p90", "P90"), ("p99", "P99"), ("std", "std of"))
+
 
 @dataclass(frozen=True)
 class Metric:
@@ -13,16 +17,36 @@ class Metric:
     higher_is_better: bool
 
 
-METRICS: dict[str, Metric] = {
-    m.name: m
-    for m in (
+def _all() -> tuple[Metric, ...]:
+    metrics = [
         Metric("output_tok_s", "tok/s", "output throughput", True),
         Metric("total_tok_s", "tok/s", "total token throughput", True),
+        Metric("input_tok_s", "tok/s", "input token throughput", True),
         Metric("request_throughput", "req/s", "request throughput", True),
-        Metric("tpot_ms", "ms", "time per output token", False),
-        Metric("ttft_ms", "ms", "time to first token", False),
-        Metric("itl_ms", "ms", "inter-token latency", False),
-        Metric("e2el_ms", "ms", "end-to-end latency", False),
-    )
-}
+        Metric("request_goodput", "req/s", "request goodput", True),
+    ]
+    for short, label in LATENCIES:
+        metrics.append(Metric(f"{short}_ms", "ms", f"mean {label}", False))
+    for short, label in LATENCIES:
+        for stat, stat_label in STATS:
+            metrics.append(Metric(f"{stat}_{short}_ms", "ms", f"{stat_label} {label}", False))
+    metrics += [
+        Metric("spec_decode_acceptance_rate", "%", "speculative-decoding acceptance rate", True),
+        Metric("spec_decode_acceptance_length", "tokens", "speculative-decoding acceptance length", True),
+    ]
+    return tuple(metrics)
+
+
+METRICS: dict[str, Metric] = {m.name: m for m in _all()}
 THROUGHPUT_METRIC = "output_tok_s"
+
+
+def metric_unit(name: str) -> str:
+    """The unit of a metric, also for percentiles not listed (p95_itl_ms is in ms)."""
+    if name in METRICS:
+        return METRICS[name].unit
+    if name.endswith("_ms"):
+        return "ms"
+    if name.endswith("_tok_s"):
+        return "tok/s"
+    return ""
