@@ -79,3 +79,20 @@ def probability(value: float | None) -> str:
     if 0.99 < value < 1:
         return ">99%"
     return f"{value * 100:.0f}%"
+
+
+def kernel_name(name: str, limit: int = 100) -> str:
+    """A readable kernel name: no "void ", template arguments and parameter lists folded to "…"."""
+    text = name.removeprefix("void ")
+    out, depth = [], 0
+    for char in text:
+        if char in "<(":
+            if depth == 0:
+                out.append("<…>" if char == "<" else "(…)")
+            depth += 1
+        elif char in ">)" and depth:
+            depth -= 1
+        elif depth == 0:
+            out.append(char)
+    short = "".join(out).strip()
+    return short if len(short) <= limit else short[: limit - 1] + "…"

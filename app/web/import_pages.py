@@ -15,7 +15,7 @@ from app.importers.kernel_csv import ColumnMap
 from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Field, Form, raw_values, validate
-from app.services.formatting import timestamp
+from app.services.formatting import kernel_name, timestamp
 from app.services.imports import ImportOptions, Preview, confirm_import, imports_of, preview_import, undo_import
 from app.services.kernel_rules import RULE_FIELDS, rules_text, save_rules
 from app.web.deps import IsHtmx, NowDep, SessionDep, SettingsDep
@@ -62,9 +62,9 @@ def _preview_view(preview: Preview) -> dict:
         "regime": preview.regime,
         "shares": [(b, f"{s * 100:.1f}%") for b, s in preview.shares],
         "how": preview.how,
-        "kernels": [{"name": n, "bucket": b, "time": f"{us / 1000:.3f} ms", "count": c, "share": f"{s * 100:.1f}%"}
+        "kernels": [{"name": kernel_name(n), "full_name": n, "bucket": b, "time": f"{us / 1000:.3f} ms", "count": c, "share": f"{s * 100:.1f}%"}
                     for n, b, us, c, s in preview.top_kernels],
-        "unmatched": preview.unmatched,
+        "unmatched": [(kernel_name(n), n) for n in preview.unmatched],
         "problems": preview.problems,
         "spec_decode": preview.spec_decode,
         "blocked": bool(preview.problems) or any(f.duplicate_of for f in preview.files),

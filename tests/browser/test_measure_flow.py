@@ -70,3 +70,38 @@ def test_the_effect_form_shows_the_fields_of_the_chosen_kind(server, page, scree
     assert "low <= likely <= high" in error.inner_text()
     assert page.locator('[data-field="draft_tokens"]').is_visible(), "kind fields must survive the 422 swap"
     screenshot("effect-form-spec-decode")
+
+
+def test_importing_a_vllm_result_through_the_page(server, page, screenshot):
+    from pathlib import Path
+
+    data = Path(__file__).parent.parent / "data"
+    page.goto(f"{server}/campaigns/1/import")
+    page.set_input_files("#f-files", str(data / "benchmark_serving_10qps.json"))
+    page.select_option("select[name=regime]", "concurrency 16")
+    page.click("#import-form button[type=submit]")
+    page.locator("#import-preview").wait_for()
+    assert page.locator('td[data-metric="output_tok_s"]').inner_text() == "2249.25 tok/s"
+    assert page.locator('td[data-metric="p99_ttft_ms"]').inner_text() == "89.7665 ms"
+    screenshot("import-preview-vllm")
+    page.click("#confirm-import")
+    page.wait_for_url(f"{server}/campaigns/1")
+    # the run is dated 2025-05-30, older than the demo's baseline: it joins the history, it is not the baseline
+    page.goto(f"{server}/campaigns/1/regimes/2")
+    history = page.locator("table.history").inner_text()
+    assert "2249.25 tok/s" in history and "imported" in history
+
+
+def test_importing_a_trace_shows_its_kernels_and_the_idle_share(server, page, screenshot):
+    from pathlib import Path
+
+    data = Path(__file__).parent.parent / "data"
+    page.goto(f"{server}/campaigns/1/import")
+    page.set_input_files("#f-files", str(data / "trace_eager_b1.json.gz"))
+    page.select_option("select[name=regime]", "batch 1")
+    page.fill("input[name=step_ms]", "11.44")
+    page.fill("input[name=steps]", "6")
+    page.click("#import-form button[type=submit]")
+    page.locator("#import-preview").wait_for()
+    assert page.locator('td[data-bucket="host_overhead"]').inner_text() == "83.6%"
+    screenshot("import-preview-trace")
