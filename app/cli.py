@@ -77,6 +77,78 @@ def cmd_export(args) -> int:
     return 0
 
 
+class Progress:
+    """A one-line progress bar on stderr for large files."""
+
+    def __init__(self, total_bytes: int):
+        self.total, self.done, self.shown = max(total_bytes, 1), 0, -1
+
+    def __call__(self, n_bytes: int) -> None:
+        self.done += n_bytes
+        percent = min(100, self.done * 100 // self.total)
+        if percent != self.shown and self.total > 8 << 20:
+            self.shown = percent
+            bar = "#" * (percent // 4)
+            print(f"\r  reading [{bar:<25}] {percent:3d}%", end="", file=sys.stderr, flush=True)
+
+
+def cmd_import(args) -> int:
+    import secrets
+
+    from app.db.engine import make_engine, new_session
+    from app.importers.errors import ImportFileError
+    from app.importers.kernel_csv import ColumnMap
+    from app.services.errors import FormInvalid, NotFound
+    from app.services.imports import ImportOptions, confirm_import, preview_import
+
+    paths = [Path(f) for f in args.files]
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        print(f"tierplan import: no such file: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    columns = ColumnMap(args.name_column, args.time_column, args.time_unit) if args.name_column else None
+    options = ImportOptions(args.regime, args.step_ms, args.steps, columns)
+    engine = make_engine(get_settings().database_url)
+    now = datetime.now(UTC)
+    progress = Progress(sum(p.stat().st_size for p in paths))
+    with new_session(engine) as session:
+        try:
+            from app.services.campaigns import get_campaign
+
+            get_campaign(session, args.campaign)
+            preview = preview_import(session, args.campaign, [(p.name, p) for p in paths], options, now=now,
+                                     on_progress=progress)
+            if progress.shown >= 0:
+                print(file=sys.stderr)
+            _print_preview(preview)
+            if args.dry_run:
+                print("dry run: nothing written")
+                return 0
+            records = confirm_import(session, args.campaign, preview, now=now, batch=secrets.token_hex(16))
+        except (ImportFileError, NotFound) as exc:
+            print(f"tierplan import: {exc}", file=sys.stderr)
+            return 2
+        except FormInvalid as exc:
+            print("tierplan import: " + "; ".join(exc.errors.values()), file=sys.stderr)
+            return 2
+    print(f"imported {len(records)} file(s) as batch {records[0].batch}")
+    return 0
+
+
+def _print_preview(preview) -> None:
+    for f in preview.files:
+        print(f"{f.name}: {f.format}, {f.size_bytes:,} bytes, sha256 {f.sha256[:12]}")
+    if preview.kind == "measurements":
+        for m in preview.measurements:
+            print(f"  {m.regime:<16} {m.metric:<22} {m.value:>12.6g} {m.unit:<6} {m.where}")
+    else:
+        print(f"  profile of {preview.regime}: {preview.how}")
+        for bucket, share in preview.shares:
+            print(f"  {bucket:<16} {share * 100:6.1f}%")
+        if preview.unmatched:
+            print(f"  {len(preview.unmatched)} kernel(s) matched no rule and went to 'other'")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tierplan", description="Honest tiered roadmaps for LLM serving speed.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -90,6 +162,17 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("campaign_id", type=int)
     export.add_argument("--out", required=True, help="file to write, or - for standard output")
     export.set_defaults(func=cmd_export)
+    imp = sub.add_parser("import", help="import benchmark results or profiles (format read from the content)")
+    imp.add_argument("files", nargs="+", metavar="FILE")
+    imp.add_argument("--campaign", type=int, required=True)
+    imp.add_argument("--regime", help="the regime (benchmarks: default, match by max concurrency)")
+    imp.add_argument("--step-ms", type=float, help="profiles: the measured step time in ms")
+    imp.add_argument("--steps", type=int, help="profiles: how many steps the trace covers")
+    imp.add_argument("--name-column", help="generic kernel CSV: the kernel-name column")
+    imp.add_argument("--time-column", help="generic kernel CSV: the total-time column")
+    imp.add_argument("--time-unit", default="ns", choices=("ns", "us", "ms", "s"))
+    imp.add_argument("--dry-run", action="store_true", help="show the preview, write nothing")
+    imp.set_defaults(func=cmd_import)
     return parser
 
 

@@ -83,10 +83,11 @@ def session(engine):
 
 
 @pytest.fixture
-def app(sqlite_url, clock):
+def app(sqlite_url, clock, tmp_path):
     from app.main import create_app
 
-    app = create_app(Settings(database_url=sqlite_url, load_demo_on_empty=False), clock=clock)
+    settings = Settings(database_url=sqlite_url, load_demo_on_empty=False, upload_dir=tmp_path / "uploads")
+    app = create_app(settings, clock=clock)
     yield app
     app.state.engine.dispose()
 

@@ -1,0 +1,167 @@
+"""The importers on real fixtures and small files of each dialect; malformed files get a clear error."""
+
+from pathlib import Path
+
+import pytest
+
+from app.importers import detect as formats
+from app.importers.benchmarks import parse_console, parse_results_json
+from app.importers.buckets import HOST_BUCKET, bucket_kernels, step_shares
+from app.importers.errors import ImportFileError
+from app.importers.kernel_csv import ColumnMap, parse_generic, parse_nsys
+from app.importers.torch_trace import parse_trace, parse_traces
+
+DATA = Path(__file__).parent.parent / "data"
+
+
+def text(name: str) -> str:
+    return (DATA / name).read_text(encoding="utf-8")
+
+
+def detected(name: str) -> str:
+    return formats.detect((DATA / name).read_bytes()[: formats.HEAD_BYTES], name)
+
+
+def test_the_real_vllm_result_gives_its_throughput_and_latencies():
+    (run,) = parse_results_json(text("benchmark_serving_10qps.json"), "bench.json")
+    assert run.source_format == "vllm_legacy_json"
+    assert round(run.metrics["output_tok_s"], 2) == 2249.25
+    assert round(run.metrics["p99_ttft_ms"], 2) == 89.77
+    assert run.metrics["tpot_ms"] == pytest.approx(13.577995860227945)  # the mean is the plain metric
+    assert "request_goodput" not in run.metrics  # "request_goodput:": null is no measurement
+    assert run.concurrency is None and run.request_rate == "10"  # open loop at 10 req/s
+    assert run.input_len == 1000  # metadata written as a string
+
+
+def test_the_console_block_gives_the_same_figures_rounded():
+    (run,) = parse_console(text("benchmark_serving_10qps.console.txt"), "pasted")
+    assert run.metrics["output_tok_s"] == 2249.25 and run.metrics["p99_ttft_ms"] == 89.77
+    assert run.metrics["median_itl_ms"] == 12.84 and run.metrics["total_tok_s"] == 10566.33
+
+
+def test_appended_results_and_spec_decode_fields():
+    first, second = parse_results_json(text("vllm_serve_append.json"), "append.json")
+    assert (first.concurrency, second.concurrency) == (1, 16)
+    assert first.request_rate == "inf"
+    assert first.metrics["spec_decode_acceptance_rate"] == 68.5
+    assert first.metrics["e2el_ms"] == 5800.0
+    assert first.spec_decode["spec_decode_per_position_acceptance_rates"] == [0.685]
+    assert second.where == "line 2"
+
+
+def test_a_sweep_summary_lists_one_run_per_point():
+    runs = parse_results_json(text("vllm_sweep_summary.json"), "summary.json")
+    assert [(r.concurrency, r.metrics["output_tok_s"]) for r in runs] == [(1, 11.2), (16, 25.4)]
+
+
+def test_sglang_bench_serving_jsonl():
+    runs = parse_results_json(text("sglang_bench_serving.jsonl"), "sglang.jsonl")
+    assert [r.source_format for r in runs] == ["sglang_bench_serving"] * 2
+    assert runs[1].concurrency == 16 and runs[1].request_rate == "inf"
+    assert runs[1].metrics["e2el_ms"] == 44000.0 and runs[1].metrics["p99_e2el_ms"] == 46000.0
+    assert runs[1].metrics["input_tok_s"] == 364.0
+
+
+def test_sglang_one_batch_takes_the_decode_step_as_tpot():
+    runs = parse_results_json(text("sglang_one_batch.jsonl"), "one_batch.jsonl")
+    assert runs[0].concurrency == 1 and runs[0].metrics["output_tok_s"] == 10.15
+    assert runs[0].metrics["tpot_ms"] == pytest.approx(98.5) and runs[0].metrics["ttft_ms"] == pytest.approx(610.0)
+
+
+def test_invalid_json_in_the_middle_names_its_line():
+    with pytest.raises(ImportFileError, match=r"bad.json, line 2: invalid JSON"):
+        parse_results_json(text("malformed_middle.json"), "bad.json")
+
+
+def test_json_without_a_throughput_says_what_was_expected():
+    with pytest.raises(ImportFileError, match="expected an output_throughput number"):
+        parse_results_json('{"model": "x"}', "x.json")
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("benchmark_serving_10qps.json", formats.RESULTS),
+        ("sglang_one_batch.jsonl", formats.RESULTS),
+        ("benchmark_serving_10qps.console.txt", formats.CONSOLE),
+        ("trace_eager_b1.json.gz", formats.TRACE),
+        ("nsys_cuda_gpu_kern_sum.csv", formats.NSYS),
+        ("nsys_gpukernsum_old.csv", formats.NSYS),
+        ("generic_kernels.csv", formats.KERNEL_CSV),
+    ],
+)
+def test_the_format_is_read_from_the_content(name, expected):
+    assert detected(name) == expected
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [("empty.txt", "the file is empty"), ("garbage.bin", "binary data, not text"), ("wrong_columns.csv", "expected")],
+)
+def test_files_of_no_known_format_are_refused_by_name(name, message):
+    with pytest.raises(ImportFileError, match=message) as error:
+        detected(name)
+    assert error.value.file == name
+
+
+def test_a_real_eager_trace_sums_gpu_time_by_kernel():
+    with open(DATA / "trace_eager_b1.json.gz", "rb") as handle:
+        summary = parse_trace(handle, "eager")
+    kernels = sum(count for _, count in summary.kernels.values())
+    assert kernels == 4545 + 287  # kernels plus gpu_memcpy events
+    assert summary.gpu_time_us == pytest.approx(11258.967, abs=0.01)
+
+
+def test_at_batch_1_the_eager_decode_is_mostly_idle_gpu():
+    with open(DATA / "trace_eager_b1.json.gz", "rb") as handle:
+        bucketing = bucket_kernels(parse_trace(handle, "eager"))
+    shares, how = step_shares(bucketing, ranks=1, step_ms=11.44, steps=6)
+    # 11.26 ms of GPU time over 6 steps of 11.44 ms: 16% busy, 84% host / launch overhead
+    assert shares[HOST_BUCKET] == pytest.approx(1 - 11.258967 / (6 * 11.44), abs=1e-6)
+    assert "host / launch overhead" in how
+
+
+def test_rank_files_of_one_run_are_averaged():
+    with open(DATA / "trace_graphs_b1.json.gz", "rb") as a, open(DATA / "trace_graphs_b1.json.gz", "rb") as b:
+        summary = parse_traces([("rank0", a), ("rank1", b)])
+    one = bucket_kernels(summary)
+    shares, _ = step_shares(one, ranks=2, step_ms=1.8, steps=6)
+    # two copies of one rank average back to that rank: 9.66 ms of GPU time over 6 steps of 1.8 ms
+    assert shares[HOST_BUCKET] == pytest.approx(1 - 9663.118 / (6 * 1800), abs=1e-4)
+
+
+def test_a_truncated_gzip_trace_is_refused():
+    with open(DATA / "truncated_trace.json.gz", "rb") as handle, pytest.raises(ImportFileError, match="truncated"):
+        parse_trace(handle, "truncated_trace.json.gz")
+
+
+def test_more_gpu_time_than_the_steps_hold_is_refused():
+    with open(DATA / "trace_eager_b1.json.gz", "rb") as handle:
+        bucketing = bucket_kernels(parse_trace(handle, "eager"))
+    with pytest.raises(ValueError, match="check the step time"):
+        step_shares(bucketing, ranks=1, step_ms=1.0, steps=2)
+
+
+def test_nsys_csv_after_its_preamble():
+    summary = parse_nsys(text("nsys_cuda_gpu_kern_sum.csv"), "nsys.csv")
+    bucketing = bucket_kernels(summary)
+    assert bucketing.bucket_us["attention"] == pytest.approx(630000.0)
+    assert bucketing.bucket_us["moe"] == pytest.approx(200000.0)
+    assert bucketing.bucket_us["communication"] == pytest.approx(40000.0)
+    assert bucketing.unmatched == ["mystery_kernel_v2"]
+    assert summary.kernels["fused_moe_kernel"][1] == 12800
+
+
+def test_the_older_gpukernsum_header_is_found_by_name():
+    summary = parse_nsys(text("nsys_gpukernsum_old.csv"), "old.csv")
+    assert bucket_kernels(summary).bucket_us == pytest.approx({"attention": 555.0, "dense_gemm": 445.0})
+
+
+def test_a_generic_csv_with_mapped_columns():
+    summary = parse_generic(text("generic_kernels.csv"), "k.csv", ColumnMap("kernel", "time_us", "us", "calls"))
+    assert summary.kernels["flash_attn_decode"] == [4200.5, 600]
+
+
+def test_a_generic_csv_with_wrong_columns_names_them():
+    with pytest.raises(ImportFileError, match="'name' and 'total'"):
+        parse_generic(text("generic_kernels.csv"), "k.csv", ColumnMap("name", "total"))
