@@ -34,6 +34,7 @@ test: $(VENV)/.installed-test chromium
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/plan.py
+	$(BIN)/python bench/import.py
 
 vendor:
 	cd $$(mktemp -d) && npm pack --silent htmx.org@$(HTMX_VERSION) && tar xzf htmx.org-$(HTMX_VERSION).tgz && \

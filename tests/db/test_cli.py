@@ -33,3 +33,31 @@ def test_exporting_an_unknown_campaign_says_so(tmp_path):
     export = tierplan("export", "7", "--out", str(tmp_path / "x.md"), url=url)
     assert export.returncode == 2 and "no campaign 7" in export.stderr
     assert not (tmp_path / "x.md").exists()
+
+
+def test_import_reads_the_fixtures_and_refuses_a_second_copy(tmp_path):
+    from pathlib import Path
+
+    data = Path(__file__).parent.parent / "data"
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    tierplan("demo", url=url)
+    first = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--regime",
+                     "concurrency 16", url=url)
+    assert first.returncode == 0, first.stderr
+    assert "output_tok_s" in first.stdout and "2249.25" in first.stdout and "89.7665" in first.stdout
+    again = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--regime",
+                     "concurrency 16", url=url)
+    assert again.returncode == 2 and "already imported" in again.stderr
+    trace = tierplan("import", str(data / "trace_eager_b1.json.gz"), "--campaign", "1", "--regime", "batch 1",
+                     "--step-ms", "11.44", "--steps", "6", url=url)
+    assert trace.returncode == 0 and "host_overhead" in trace.stdout and "83.6%" in trace.stdout
+
+
+def test_import_names_the_bad_file_and_writes_nothing(tmp_path):
+    from pathlib import Path
+
+    data = Path(__file__).parent.parent / "data"
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    tierplan("demo", url=url)
+    bad = tierplan("import", str(data / "malformed_middle.json"), "--campaign", "1", "--regime", "batch 1", url=url)
+    assert bad.returncode == 2 and "malformed_middle.json, line 2: invalid JSON" in bad.stderr

@@ -1,0 +1,95 @@
+"""Benchmark: importing a large PyTorch trace against a plain json.load of the same file.
+
+Writes a trace of at least --mb megabytes (default 200) by repeating the events of the real H200
+fixture, then runs each reader in a fresh process and prints, measured in one run:
+  peak memory (max RSS) of the import over json.load's (goal: at most 30%), and
+  time of the import over json.load's (goal: at most 2x).
+
+    python bench/import.py [--mb 200] [--keep PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "tests" / "data" / "trace_eager_b1.json.gz"
+
+READERS = {
+    "json.load": "import json; json.load(open(PATH, 'rb'))",
+    "tierplan import": (
+        "from app.importers.torch_trace import parse_trace; from app.importers.buckets import bucket_kernels; "
+        "bucket_kernels(parse_trace(open(PATH, 'rb'), PATH))"
+    ),
+}
+MEASURE = """
+import resource, sys, time
+sys.path.insert(0, ROOT)
+PATH = sys.argv[1]
+start = time.perf_counter()
+{code}
+elapsed = time.perf_counter() - start
+print(elapsed, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def write_trace(path: Path, megabytes: int) -> int:
+    """A trace whose traceEvents repeat the fixture's until the file is at least `megabytes` large."""
+    with gzip.open(FIXTURE, "rt", encoding="utf-8") as handle:
+        trace = json.load(handle)
+    events = [json.dumps(e, separators=(",", ":")) for e in trace.pop("traceEvents")]
+    head = json.dumps(trace)[:-1] + ', "traceEvents": ['
+    block = ",".join(events)
+    target = megabytes * 1024 * 1024
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(head)
+        written, first = len(head), True
+        while written < target:
+            out.write(block if first else "," + block)
+            written += len(block) + (0 if first else 1)
+            first = False
+        out.write("]}")
+    return path.stat().st_size
+
+
+def measure(code: str, path: Path) -> tuple[float, int]:
+    script = MEASURE.replace("ROOT", repr(str(ROOT))).format(code=code)
+    result = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, check=True)
+    elapsed, max_rss_kb = result.stdout.split()
+    return float(elapsed), int(max_rss_kb)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=int, default=200)
+    parser.add_argument("--keep", help="write the generated trace here and keep it")
+    args = parser.parse_args()
+    folder = tempfile.mkdtemp()
+    path = Path(args.keep) if args.keep else Path(folder) / "large_trace.json"
+    size = write_trace(path, args.mb)
+    try:
+        baseline_s, baseline_kb = measure("pass", path)
+        results = {name: measure(code, path) for name, code in READERS.items()}
+    finally:
+        if not args.keep:
+            os.remove(path)
+    (load_s, load_kb), (ours_s, ours_kb) = results["json.load"], results["tierplan import"]
+    print(f"trace: {size / 1e6:,.0f} MB uncompressed, events of {FIXTURE.name} repeated")
+    print(f"  json.load          {load_s:7.2f} s   peak {load_kb / 1024:8.0f} MB")
+    print(f"  tierplan import    {ours_s:7.2f} s   peak {ours_kb / 1024:8.0f} MB   (bare interpreter {baseline_kb / 1024:.0f} MB)")
+    print(f"  memory ratio       {ours_kb / load_kb * 100:7.1f} %   (goal <= 30%)")
+    print(f"  time ratio         {ours_s / load_s:7.2f} x   (goal <= 2x)")
+
+
+if __name__ == "__main__":
+    started = time.perf_counter()
+    main()
+    print(f"  (benchmark took {time.perf_counter() - started:.0f} s)")
