@@ -175,7 +175,7 @@ def parse_console(text: str, file: str) -> list[BenchmarkRun]:
         if not match or set(line.strip()) <= set("=-"):
             continue
         label, raw = match.group(1).strip().lower(), match.group(2)
-        if label == "maximum request concurrency":
+        if label in ("maximum request concurrency", "max request concurrency", "max concurrency"):
             concurrency = _int_or_none(raw)
             continue
         if label in ("request rate configured (rps)", "traffic request rate"):

@@ -16,7 +16,8 @@ import ijson
 from app.importers.errors import ImportFileError
 from app.importers.records import KernelSummary
 
-GPU_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset"}
+# current Kineto writes kernel / gpu_memcpy / gpu_memset; older PyTorch wrote Kernel / Memcpy / Memset
+GPU_CATEGORIES = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"}
 GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -46,7 +47,8 @@ def parse_trace(raw: BinaryIO, file: str, on_progress=None) -> KernelSummary:
             if not isinstance(event, dict):
                 continue
             name = event.get("name")
-            if event.get("cat") in GPU_CATEGORIES and event.get("ph", "X") == "X":
+            category = event.get("cat")
+            if isinstance(category, str) and category.lower() in GPU_CATEGORIES and event.get("ph", "X") == "X":
                 start, duration = event.get("ts"), event.get("dur")
                 if not isinstance(duration, int | float) or not isinstance(start, int | float) or not name:
                     raise ImportFileError(file, f"event {events}", "a GPU event needs a name, ts and dur")

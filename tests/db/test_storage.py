@@ -65,3 +65,28 @@ def test_a_provenance_outside_the_four_is_refused(db):
                        provenance="guessed"))
     with pytest.raises(IntegrityError):
         db.commit()
+
+
+def test_an_import_commits_as_one_and_undoes_as_one(db):
+    from pathlib import Path
+
+    from app.db.tables import ImportRecord, ProfileShare
+    from app.services.imports import ImportOptions, confirm_import, preview_import, undo_import
+
+    data = Path(__file__).parent.parent / "data"
+    campaign = load_demo(db, now=NOW)
+    counts = lambda: tuple(len(db.exec(select(t)).all()) for t in (Measurement, ProfileShare, ImportRecord))  # noqa: E731
+    before = counts()
+    results = preview_import(db, campaign.id, [("append.json", data / "vllm_serve_append.json")], ImportOptions(), now=NOW)
+    confirm_import(db, campaign.id, results, now=NOW, batch="a" * 32)
+    trace = preview_import(db, campaign.id, [("eager.json.gz", data / "trace_eager_b1.json.gz")],
+                           ImportOptions(regime="batch 1", step_ms=11.44, steps=6), now=NOW)
+    confirm_import(db, campaign.id, trace, now=NOW, batch="b" * 32)
+    after = counts()
+    assert after[0] > before[0] and after[1] == before[1] + len(trace.shares) and after[2] == before[2] + 2
+    assert build_plan(db, campaign.id).regimes[0].profile[0][0] == "host_overhead"
+    undo_import(db, campaign.id, "a" * 32)
+    undo_import(db, campaign.id, "b" * 32)
+    db.expire_all()
+    assert counts() == before
+    assert build_plan(db, campaign.id).regimes[0].profile[0][0] == "attention"

@@ -165,3 +165,38 @@ def test_a_generic_csv_with_mapped_columns():
 def test_a_generic_csv_with_wrong_columns_names_them():
     with pytest.raises(ImportFileError, match="'name' and 'total'"):
         parse_generic(text("generic_kernels.csv"), "k.csv", ColumnMap("name", "total"))
+
+
+def test_older_pytorch_trace_categories_count_as_gpu_time():
+    import io
+    import json
+
+    trace = {"traceEvents": [
+        {"ph": "X", "cat": "Kernel", "name": "volta_sgemm_128x64_nn", "ts": 10, "dur": 30},
+        {"ph": "X", "cat": "Memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "ts": 50, "dur": 5},
+        {"ph": "X", "cat": "Operator", "name": "aten::mm", "ts": 0, "dur": 100},
+        {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "ts": 0, "dur": 100},
+    ]}
+    summary = parse_trace(io.BytesIO(json.dumps(trace).encode()), "old.json")
+    assert summary.gpu_time_us == 35 and summary.gpu_span_us == 45 and summary.steps_found == 1
+
+
+def test_sglang_console_block_with_its_own_labels():
+    block = """============ Serving Benchmark Result ============
+Backend:                                 sglang
+Traffic request rate:                    inf
+Max request concurrency:                 16
+Successful requests:                     64
+Output token throughput (tok/s):         24.90
+Total throughput (tok/s):                388.9
+----------------End-to-End Latency----------------
+Mean E2E Latency (ms):                   44000.00
+Median E2E Latency (ms):                 43800.00
+---------------Time to First Token----------------
+Mean TTFT (ms):                          2100.00
+P99 TTFT (ms):                           2900.00
+"""
+    (run,) = parse_console(block, "pasted")
+    assert run.concurrency == 16 and run.request_rate == "inf"
+    assert run.metrics == {"output_tok_s": 24.9, "total_tok_s": 388.9, "e2el_ms": 44000.0,
+                           "median_e2el_ms": 43800.0, "ttft_ms": 2100.0, "p99_ttft_ms": 2900.0}
