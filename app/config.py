@@ -21,6 +21,7 @@ class Settings(BaseSettings):
     load_demo_on_empty: bool = True
     upload_dir: Path = Field(default_factory=lambda: Path.cwd() / "var" / "uploads")
     max_upload_mb: int = 2048  # per upload, all files together
+    inline_parse_mb: int = 16  # larger uploads are parsed in the background, with progress
 
 
 @lru_cache

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import secrets
 import shutil
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fastapi import APIRouter, Request
@@ -107,6 +109,10 @@ async def upload(request: Request, campaign_id: int, session: SessionDep, settin
                 raise FormInvalid({"time_column": "name both the kernel-name and the total-time column"})
             columns = ColumnMap(values["name_column"], values["time_column"], values["time_unit"] or "ns")
         options = ImportOptions(values["regime"], values["step_ms"], values["steps"], columns)
+        total = sum(path.stat().st_size for _, path in files)
+        if total > settings.inline_parse_mb * 1024 * 1024:
+            job = _start_job(request.app, token, campaign_id, files, options, now, total, raw)
+            return _parsing_page(request, campaign, job, htmx)
         preview = preview_import(session, campaign_id, files, options, now=now)
     except (FormInvalid, ImportFileError) as exc:
         shutil.rmtree(folder, ignore_errors=True)
@@ -115,6 +121,73 @@ async def upload(request: Request, campaign_id: int, session: SessionDep, settin
         return _page(request, session, campaign, Form(fields, raw, errors), htmx=htmx, status=status)
     (folder / "preview.json").write_text(preview.to_json(), encoding="utf-8")
     return _page(request, session, campaign, Form(fields, raw), preview=preview, token=token, htmx=htmx)
+
+
+@dataclass
+class ParseJob:
+    """A large upload being parsed in the background; the page polls it."""
+
+    token: str
+    total_bytes: int
+    raw: dict
+    read_bytes: int = 0
+    state: str = "parsing"  # parsing, done, failed
+    errors: dict = field(default_factory=dict)
+
+    @property
+    def percent(self) -> int:
+        return min(99, self.read_bytes * 100 // max(self.total_bytes, 1))
+
+
+def _start_job(app, token, campaign_id, files, options, now, total, raw) -> ParseJob:
+    from app.db.engine import new_session
+
+    job = ParseJob(token, total, raw)
+    app.state.import_jobs[token] = job
+    folder = Path(app.state.settings.upload_dir) / token
+
+    def progress(n_bytes: int) -> None:
+        job.read_bytes += n_bytes
+
+    def work() -> None:
+        try:
+            with new_session(app.state.engine) as session:
+                preview = preview_import(session, campaign_id, files, options, now=now, on_progress=progress)
+            (folder / "preview.json").write_text(preview.to_json(), encoding="utf-8")
+            job.state = "done"
+        except (FormInvalid, ImportFileError) as exc:
+            job.errors = exc.errors if isinstance(exc, FormInvalid) else {"files": str(exc)}
+            job.state = "failed"
+            shutil.rmtree(folder, ignore_errors=True)
+        except Exception:  # noqa: BLE001 - shown to the user as a failed parse, never as a trace
+            job.errors = {"files": "the server could not parse these files; nothing was imported"}
+            job.state = "failed"
+            shutil.rmtree(folder, ignore_errors=True)
+
+    threading.Thread(target=work, name=f"import-{token[:8]}", daemon=True).start()
+    return job
+
+
+def _parsing_page(request, campaign, job: ParseJob, htmx: bool):
+    context = {"campaign": campaign, "job": job}
+    return render(request, "import_parsing.html", context, block="import_body" if htmx else None)
+
+
+@router.get("/campaigns/{campaign_id:int}/import/{token}/status")
+def parse_status(request: Request, campaign_id: int, token: str, session: SessionDep, settings: SettingsDep,
+                 htmx: IsHtmx):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    job = request.app.state.import_jobs.get(token)
+    if job is None:
+        raise NotFound("no such upload being parsed")
+    if job.state == "parsing":
+        return _parsing_page(request, campaign, job, htmx)
+    fields = import_fields(repo.regimes_of(session, campaign_id=campaign_id))
+    request.app.state.import_jobs.pop(token, None)
+    if job.state == "failed":
+        return _page(request, session, campaign, Form(fields, job.raw, job.errors), htmx=htmx, status=422)
+    preview = _load_preview(settings, token)
+    return _page(request, session, campaign, Form(fields, job.raw), preview=preview, token=token, htmx=htmx)
 
 
 async def _save_files(data, folder: Path, limit: int) -> list[tuple[str, Path]]:
