@@ -23,6 +23,18 @@ def upload(client, campaign_id, *names, **fields):
     return client.post(f"/campaigns/{campaign_id}/import", files=files or None, data=fields, headers=HTMX)
 
 
+def wait_for_parse(client, campaign_id, token):
+    """Poll a background parse as the page does, until it shows the preview or an error (10 s at most)."""
+    import time
+
+    for _ in range(100):
+        status = client.get(f"/campaigns/{campaign_id}/import/{token}/status", headers=HTMX)
+        if "Parsing…" not in status.text:
+            return status
+        time.sleep(0.1)
+    raise AssertionError("the parse did not finish")
+
+
 def token_of(html: str) -> str:
     return re.search(r"/import/([0-9a-f]{32})/confirm", html).group(1)
 
@@ -134,32 +146,20 @@ def test_kernel_rules_are_editable_and_used(client, app, demo_id):
 
 
 def test_a_large_upload_is_parsed_in_the_background_with_progress(client, app, demo_id):
-    import time
-
     app.state.settings.inline_parse_mb = 0
     first = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1", step_ms="11.44", steps="6")
     assert first.status_code == 200 and "Parsing…" in first.text
     token = re.search(r"/import/([0-9a-f]{32})/status", first.text).group(1)
-    for _ in range(100):
-        status = client.get(f"/campaigns/{demo_id}/import/{token}/status", headers=HTMX)
-        if "Parsing…" not in status.text:
-            break
-        time.sleep(0.1)
+    status = wait_for_parse(client, demo_id, token)
     assert 'data-bucket="host_overhead">83.6%' in status.text
     assert client.post(f"/campaigns/{demo_id}/import/{token}/confirm", headers=HTMX).status_code == 204
 
 
 def test_a_bad_large_upload_reports_its_error_after_parsing(client, app, demo_id):
-    import time
-
     app.state.settings.inline_parse_mb = 0
     before = counts(app)
     first = upload(client, demo_id, "truncated_trace.json.gz", regime="batch 1")
     token = re.search(r"/import/([0-9a-f]{32})/status", first.text).group(1)
-    for _ in range(100):
-        status = client.get(f"/campaigns/{demo_id}/import/{token}/status", headers=HTMX)
-        if "Parsing…" not in status.text:
-            break
-        time.sleep(0.1)
+    status = wait_for_parse(client, demo_id, token)
     assert status.status_code == 422 and "truncated_trace.json.gz, byte" in status.text
     assert counts(app) == before
