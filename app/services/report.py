@@ -373,6 +373,11 @@ def _assumptions(rows: CampaignRows) -> list[str]:
     for m in rows.measurements:
         if m.provenance == "assumed":
             out.append(f"{names[m.regime_id]} {m.metric}: {fmt.number(m.value, m.unit)}")
+    for label, spec in (("hardware spec", rows.hardware), ("model spec", rows.model_spec)):
+        if spec is not None:
+            out += [f"{label}: {line.strip()}" for line in spec.sources.splitlines() if "assumed" in line]
+            if spec.provenance == "assumed":
+                out.append(f"{label}: every figure of {spec.name}")
     for g in rows.gates:
         if g.provenance == "assumed":
             out.append(f"gate threshold {names[g.regime_id]} {g.metric} {g.comparator} {fmt.plain(g.threshold)}")
