@@ -35,6 +35,7 @@ test: $(VENV)/.installed-test chromium
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/plan.py
 	$(BIN)/python bench/import.py
+	$(BIN)/python bench/pages.py
 
 vendor:
 	cd $$(mktemp -d) && npm pack --silent htmx.org@$(HTMX_VERSION) && tar xzf htmx.org-$(HTMX_VERSION).tgz && \

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from app.db.mappers import to_core, to_gpu_spec, to_model_spec
 from app.db.repo import CampaignRows
@@ -45,6 +46,12 @@ def ceilings_of(rows: CampaignRows, campaign: core.Campaign) -> tuple[dict[str, 
         return {}, f"the specs do not give a ceiling: {exc}"
 
 
+# The core is pure and its inputs are frozen, so a page view of an unchanged campaign reuses the
+# last Monte Carlo and greedy order instead of recomputing them.
+cached_simulation = lru_cache(maxsize=64)(simulate)
+cached_order = lru_cache(maxsize=64)(suggest_order)
+
+
 def analyse(rows: CampaignRows) -> Analysis:
     """Run the whole planning core on a campaign's rows."""
     campaign = to_core(rows)
@@ -61,8 +68,8 @@ def analyse(rows: CampaignRows) -> Analysis:
         calibration=calibration,
         calibration_applied=applied,
         projections=project_campaign(campaign),
-        simulation=simulate(campaign, samples=rows.campaign.samples, seed=rows.campaign.seed),
-        ordering=suggest_order(campaign),
+        simulation=cached_simulation(campaign, rows.campaign.samples, rows.campaign.seed),
+        ordering=cached_order(campaign),
         what_ifs={r.name: what_if(r.profile) for r in campaign.regimes if r.profile is not None},
         gate_results=evaluate_gates(campaign.gates, campaign.tiers, campaign.measurements),
     )
