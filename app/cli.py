@@ -131,16 +131,18 @@ def cmd_import(args) -> int:
         except FormInvalid as exc:
             print("tierplan import: " + "; ".join(exc.errors.values()), file=sys.stderr)
             return 2
-    print(f"imported {len(records)} file(s) as batch {records[0].batch}")
+    print(f"imported {len(records)} file(s) as batch {records[0].batch} (tierplan undo: the campaign's import page)")
     return 0
 
 
 def _print_preview(preview) -> None:
+    from app.services.formatting import measured
+
     for f in preview.files:
         print(f"{f.name}: {f.format}, {f.size_bytes:,} bytes, sha256 {f.sha256[:12]}")
     if preview.kind == "measurements":
         for m in preview.measurements:
-            print(f"  {m.regime:<16} {m.metric:<22} {m.value:>12.6g} {m.unit:<6} {m.where}")
+            print(f"  {m.regime:<16} {m.metric:<30} {measured(m.value):>12} {m.unit:<6} {m.where}")
     else:
         print(f"  profile of {preview.regime}: {preview.how}")
         for bucket, share in preview.shares:

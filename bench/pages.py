@@ -9,6 +9,10 @@ the ratio to /healthz, all measured in one run.
 
 from __future__ import annotations
 
+import _bootstrap  # noqa: F401  (first: it finds the project virtualenv)
+
+_bootstrap.ensure_project_python()
+
 import argparse
 import http.client
 import os

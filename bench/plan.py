@@ -11,14 +11,16 @@ The likely-value projection and the greedy order are timed too, for the record.
 
 from __future__ import annotations
 
+import _bootstrap  # noqa: F401  (first: it finds the project virtualenv)
+
+_bootstrap.ensure_project_python()
+
 import argparse
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.planning.effects import three_points  # noqa: E402
 from app.planning.model import Campaign, Effect, EffectKind, Intervention, Profile, Regime, SpecDecode, ThreePoint, Tier  # noqa: E402

@@ -96,3 +96,8 @@ def kernel_name(name: str, limit: int = 100) -> str:
             out.append(char)
     short = "".join(out).strip()
     return short if len(short) <= limit else short[: limit - 1] + "…"
+
+
+def measured(value: float) -> str:
+    """A measured value as the benchmark tools print it: two decimals (2249.25, 89.77), more when small."""
+    return f"{value:.2f}" if abs(value) >= 1 or value == 0 else f"{value:.4g}"

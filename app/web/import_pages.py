@@ -17,7 +17,7 @@ from app.importers.kernel_csv import ColumnMap
 from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Field, Form, raw_values, validate
-from app.services.formatting import kernel_name, timestamp
+from app.services.formatting import kernel_name, measured, timestamp
 from app.services.imports import ImportOptions, Preview, confirm_import, imports_of, preview_import, undo_import
 from app.services.kernel_rules import RULE_FIELDS, rules_text, save_rules
 from app.web.deps import IsHtmx, NowDep, SessionDep, SettingsDep
@@ -59,7 +59,7 @@ def _preview_view(preview: Preview) -> dict:
         "kind": preview.kind,
         "files": [{"name": f.name, "format": f.format, "size": f"{f.size_bytes:,} B", "sha": f.sha256[:12],
                    "duplicate": f.duplicate_of} for f in preview.files],
-        "measurements": [{"regime": m.regime, "metric": m.metric, "value": f"{m.value:.6g}", "unit": m.unit,
+        "measurements": [{"regime": m.regime, "metric": m.metric, "value": measured(m.value), "unit": m.unit,
                           "where": m.where, "at": m.measured_at[:16].replace("T", " ")} for m in preview.measurements],
         "regime": preview.regime,
         "shares": [(b, f"{s * 100:.1f}%") for b, s in preview.shares],

@@ -10,7 +10,7 @@ from app.exporters.markdown import render_roadmap
 from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Form, raw_values
-from app.services.formatting import timestamp
+from app.services.formatting import measured, timestamp
 from app.services.measurements import measurement_fields, record_measurement
 from app.services.report import build_plan
 from app.web.deps import IsHtmx, NowDep, SessionDep
@@ -93,7 +93,7 @@ def regime_page(request: Request, campaign_id: int, regime_id: int, session: Ses
     plan = build_plan(session, campaign_id)
     view = next(r for r in plan.regimes if r.id == regime_id)
     history = [
-        {"measured_at": timestamp(m.measured_at), "metric": m.metric, "value": f"{m.value:g}", "unit": m.unit,
+        {"measured_at": timestamp(m.measured_at), "metric": m.metric, "value": measured(m.value), "unit": m.unit,
          "provenance": m.provenance, "source": m.source, "note": m.note}
         for m in repo.measurements_of(session, regime_ids=[regime_id])
     ]

@@ -82,7 +82,7 @@ def test_importing_a_vllm_result_through_the_page(server, page, screenshot):
     page.click("#import-form button[type=submit]")
     page.locator("#import-preview").wait_for()
     assert page.locator('td[data-metric="output_tok_s"]').inner_text() == "2249.25 tok/s"
-    assert page.locator('td[data-metric="p99_ttft_ms"]').inner_text() == "89.7665 ms"
+    assert page.locator('td[data-metric="p99_ttft_ms"]').inner_text() == "89.77 ms"
     screenshot("import-preview-vllm")
     page.click("#confirm-import")
     page.wait_for_url(f"{server}/campaigns/1")

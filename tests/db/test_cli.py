@@ -44,7 +44,7 @@ def test_import_reads_the_fixtures_and_refuses_a_second_copy(tmp_path):
     first = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--regime",
                      "concurrency 16", url=url)
     assert first.returncode == 0, first.stderr
-    assert "output_tok_s" in first.stdout and "2249.25" in first.stdout and "89.7665" in first.stdout
+    assert "output_tok_s" in first.stdout and "2249.25" in first.stdout and "89.77" in first.stdout
     again = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--regime",
                      "concurrency 16", url=url)
     assert again.returncode == 2 and "already imported" in again.stderr

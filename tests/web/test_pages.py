@@ -130,7 +130,7 @@ def test_the_regime_page_lists_its_history_newest_first(client, demo_id, clock):
     page = client.get(f"/campaigns/{demo_id}/regimes/1")
     assert page.status_code == 200
     values = re.findall(r'<td class="num nowrap">([\d.]+) tok/s</td>', page.text)
-    assert values == ["12", "11", "10"]
+    assert values == ["12.00", "11.00", "10.00"]
     assert "attention" in page.text and "63%" in page.text
 
 
