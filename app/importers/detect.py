@@ -33,6 +33,8 @@ def detect(head: bytes, file: str) -> str:
     if stripped.startswith(("{", "[")):
         if '"traceEvents"' in text or ('"schemaVersion"' in text and '"deviceProperties"' in text):
             return TRACE
+        if stripped.startswith("[") and '"ph"' in text and '"ts"' in text and '"output_throughput"' not in text:
+            return TRACE  # Chrome's JSON array format: a bare list of events
         return RESULTS
     if "Output token throughput" in text or "Serving Benchmark Result" in text:
         return CONSOLE

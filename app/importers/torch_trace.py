@@ -35,6 +35,30 @@ class CountingReader:
         return chunk
 
 
+class Prefixed:
+    """A stream that yields `head` first, then the rest of `raw` (to look at a stream's start)."""
+
+    def __init__(self, head: bytes, raw):
+        self.head, self.raw = head, raw
+
+    def read(self, size: int = -1) -> bytes:
+        if self.head:
+            if size < 0 or size >= len(self.head):
+                chunk, self.head = self.head, b""
+                rest = self.raw.read(size - len(chunk) if size > 0 else -1)
+                return chunk + rest
+            chunk, self.head = self.head[:size], self.head[size:]
+            return chunk
+        return self.raw.read(size)
+
+
+def _events_prefix(stream) -> tuple[str, Prefixed]:
+    """'traceEvents.item' for PyTorch's object format, 'item' for Chrome's bare JSON array format."""
+    head = stream.read(256)
+    first = head.lstrip()[:1]
+    return ("item" if first == b"[" else "traceEvents.item"), Prefixed(head, stream)
+
+
 def parse_trace(raw: BinaryIO, file: str, on_progress=None) -> KernelSummary:
     """Kernel times of one trace file; raises ImportFileError on a truncated or malformed file."""
     counted = CountingReader(raw, on_progress)
@@ -42,7 +66,8 @@ def parse_trace(raw: BinaryIO, file: str, on_progress=None) -> KernelSummary:
     summary = KernelSummary("torch_trace", files=[file])
     first, last, steps, events = None, None, set(), 0
     try:
-        for event in ijson.items(stream, "traceEvents.item", use_float=True):
+        prefix, stream = _events_prefix(stream)
+        for event in ijson.items(stream, prefix, use_float=True):
             events += 1
             if not isinstance(event, dict):
                 continue

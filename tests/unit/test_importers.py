@@ -200,3 +200,15 @@ P99 TTFT (ms):                           2900.00
     assert run.concurrency == 16 and run.request_rate == "inf"
     assert run.metrics == {"output_tok_s": 24.9, "total_tok_s": 388.9, "e2el_ms": 44000.0,
                            "median_e2el_ms": 43800.0, "ttft_ms": 2100.0, "p99_ttft_ms": 2900.0}
+
+
+def test_a_chrome_trace_in_the_bare_array_format():
+    import io
+    import json
+
+    events = [{"ph": "X", "cat": "kernel", "name": "flash_fwd_kernel", "ts": 1, "dur": 7.5},
+              {"ph": "X", "cat": "kernel", "name": "flash_fwd_kernel", "ts": 20, "dur": 2.5}]
+    raw = json.dumps(events).encode()
+    assert formats.detect(raw, "array.json") == formats.TRACE
+    summary = parse_trace(io.BytesIO(raw), "array.json")
+    assert summary.kernels == {"flash_fwd_kernel": [10.0, 2]}
