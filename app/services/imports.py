@@ -201,10 +201,15 @@ def _profile_preview(session, campaign_id, infos, options: ImportOptions, regime
         raise FormInvalid({"files": f"a kernel rule does not compile: {exc}"}) from None
     steps = options.steps or summary.steps_found
     ranks = sum(1 for i in infos if i.format == formats.TRACE) or 1
+    step_ms, step_source = options.step_ms, ""
+    if step_ms is None and steps:
+        step_ms, step_source = measured_step_ms(session, next(r for r in regimes if r.name == options.regime))
     try:
-        shares, how = step_shares(bucketing, ranks=ranks, step_ms=options.step_ms, steps=steps)
+        shares, how = step_shares(bucketing, ranks=ranks, step_ms=step_ms, steps=steps)
     except ValueError as exc:
         raise FormInvalid({"step_ms": str(exc)}) from None
+    if step_source:
+        how += f" (step time {step_source})"
     if options.steps is None and summary.steps_found:
         how += f" (steps found in the trace: {summary.steps_found})"
     if ranks > 1:
@@ -214,6 +219,20 @@ def _profile_preview(session, campaign_id, infos, options: ImportOptions, regime
         top_kernels=[(k.name, k.bucket, k.total_us, k.count, k.share_of_gpu) for k in bucketing.kernels[:TOP_KERNELS]],
         unmatched=bucketing.unmatched,
     )
+
+
+def measured_step_ms(session: Session, regime: Regime) -> tuple[float | None, str]:
+    """The regime's step time from its newest TPOT, else from its newest throughput and concurrency."""
+    history = repo.measurements_of(session, regime_ids=[regime.id])
+    tpot = next((m for m in history if m.metric == "tpot_ms"), None)
+    if tpot is not None:
+        return tpot.value, f"from the newest tpot_ms of {regime.name}, {tpot.measured_at:%Y-%m-%d}"
+    throughput = next((m for m in history if m.metric == "output_tok_s"), None)
+    if throughput is not None and throughput.value > 0:
+        step = regime.concurrency * 1000 / throughput.value
+        return step, (f"{step:.3g} ms: concurrency {regime.concurrency} over the newest output_tok_s of "
+                      f"{regime.name}, {throughput.measured_at:%Y-%m-%d}")
+    return None, ""
 
 
 def confirm_import(session: Session, campaign_id: int, preview: Preview, *, now: datetime, batch: str) -> list[ImportRecord]:

@@ -163,3 +163,10 @@ def test_a_bad_large_upload_reports_its_error_after_parsing(client, app, demo_id
     status = wait_for_parse(client, demo_id, token)
     assert status.status_code == 422 and "truncated_trace.json.gz, byte" in status.text
     assert counts(app) == before
+
+
+def test_without_a_step_time_the_regime_measured_one_is_used(client, app, demo_id):
+    client.post(f"/api/campaigns/{demo_id}/measurements", json={"regime": "batch 1", "metric": "tpot_ms", "value": 11.44})
+    preview = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1", steps="6")
+    assert 'data-bucket="host_overhead">83.6%' in preview.text
+    assert "step time from the newest tpot_ms of batch 1" in preview.text
