@@ -94,7 +94,8 @@ def _install_error_pages(app: FastAPI) -> None:
     @app.exception_handler(FormInvalid)
     async def form_invalid(request: Request, exc: FormInvalid):
         if _wants_json(request):
-            return JSONResponse({"detail": "invalid input", "errors": exc.errors}, status_code=422)
+            return JSONResponse({"detail": "invalid input", "errors": exc.errors, "confirmable": exc.confirmable},
+                                status_code=422)
         return _error_page(request, 422, "Invalid input", str(exc))
 
     @app.exception_handler(StarletteHTTPException)

@@ -7,7 +7,7 @@ from app.db.tables import Effect as EffectRow
 from app.db.tables import HardwareSpec, ModelSpec
 from app.planning import ceiling as ceilings
 from app.planning import model as core
-from app.planning.metrics import THROUGHPUT_METRIC
+from app.planning.baselines import baseline_step, newest_baseline
 
 
 def three(row, prefix: str) -> core.ThreePoint | None:
@@ -35,6 +35,36 @@ def to_core_effect(row: EffectRow, regime_names: frozenset[str]) -> core.Effect:
         regimes=regime_names,
         saved_ms=three(row, "saved_ms"),
         spec=spec,
+        removed=three(row, "removed"),
+        launches=three(row, "launches"),
+    )
+
+
+def to_core_profile(profile_row, shares) -> core.Profile | None:
+    """A stored profile with its launch counts when all the launch model needs is there."""
+    if profile_row is None or not shares:
+        return None
+    launches = None
+    p = profile_row
+    if p.gpu_items and p.host_launches is not None and p.step_ms and p.gpu_gap_us is not None:
+        launches = core.LaunchProfile(gpu_items=p.gpu_items, host_launches=p.host_launches, step_ms=p.step_ms,
+                                      gpu_gap_us=p.gpu_gap_us, host_fixed_ms=p.host_fixed_ms,
+                                      gap_measured=p.gap_measured)
+    return core.Profile.of({s.bucket: s.share for s in shares}, launches)
+
+
+def to_core_measurements(rows: CampaignRows) -> tuple[core.Measurement, ...]:
+    """The measurements the planner may use: retracted ones are kept in the history, never here."""
+    regime_names = {r.id: r.name for r in rows.regimes}
+    keys = {i.id: i.key for i in rows.interventions}
+    return tuple(
+        core.Measurement(
+            regime=regime_names[m.regime_id], metric=m.metric, value=m.value, measured_at=m.measured_at,
+            kind=core.MeasurementKind(m.kind),
+            includes=frozenset(keys[i] for i in rows.includes.get(m.id, []) if i in keys),
+        )
+        for m in rows.measurements
+        if m.retracted_at is None
     )
 
 
@@ -65,18 +95,13 @@ def to_core(rows: CampaignRows) -> core.Campaign:
     regime_names = {r.id: r.name for r in rows.regimes}
     tier_keys = {t.id: t.key for t in rows.tiers}
     keys = {i.id: i.key for i in rows.interventions}
-    measurements = tuple(
-        core.Measurement(
-            regime=regime_names[m.regime_id], metric=m.metric, value=m.value, measured_at=m.measured_at
-        )
-        for m in rows.measurements
-    )
+    measurements = to_core_measurements(rows)
     effects_by_intervention: dict[int, list[core.Effect]] = {}
     for effect in rows.effects:
         names = frozenset(regime_names[rid] for rid in rows.effect_regimes.get(effect.id, []))
         effects_by_intervention.setdefault(effect.intervention_id, []).append(to_core_effect(effect, names))
     return core.Campaign(
-        regimes=tuple(_regime(r, rows) for r in rows.regimes),
+        regimes=tuple(_regime(r, rows, measurements) for r in rows.regimes),
         tiers=tuple(
             core.Tier(key=t.key, name=t.name, order=t.position, started_at=t.started_at) for t in rows.tiers
         ),
@@ -108,21 +133,20 @@ def to_core(rows: CampaignRows) -> core.Campaign:
     )
 
 
-def _regime(regime, rows: CampaignRows) -> core.Regime:
-    baseline = next(
-        (m for m in rows.measurements if m.regime_id == regime.id and m.metric == THROUGHPUT_METRIC), None
-    )
+def _regime(regime, rows: CampaignRows, measurements: tuple[core.Measurement, ...]) -> core.Regime:
+    baseline = newest_baseline(measurements, regime.name)
+    step_ms, step_source = baseline_step(measurements, regime.name, baseline)
     profile_row = rows.profiles.get(regime.id)
-    profile = None
-    if profile_row is not None and rows.shares.get(profile_row.id):
-        profile = core.Profile.of({s.bucket: s.share for s in rows.shares[profile_row.id]})
     return core.Regime(
         name=regime.name,
         concurrency=regime.concurrency,
         target_tok_s=regime.target_tok_s,
         baseline_tok_s=baseline.value if baseline else None,
         baseline_measured_at=baseline.measured_at if baseline else None,
-        profile=profile,
+        profile=to_core_profile(profile_row, rows.shares.get(profile_row.id) if profile_row else None),
         input_tokens=regime.input_tokens,
         output_tokens=regime.output_tokens,
+        includes=baseline.includes if baseline else frozenset(),
+        step_ms=step_ms,
+        step_source=step_source,
     )

@@ -15,6 +15,7 @@ from app.db.tables import (
     HardwareSpec,
     Intervention,
     Measurement,
+    MeasurementInclude,
     ModelSpec,
     Prerequisite,
     Profile,
@@ -41,6 +42,7 @@ class CampaignRows:
     prerequisites: dict[int, list[int]] = field(default_factory=dict)  # intervention id -> required ids
     hardware: HardwareSpec | None = None
     model_spec: ModelSpec | None = None
+    includes: dict[int, list[int]] = field(default_factory=dict)  # measurement id -> intervention ids
 
 
 def list_campaigns(session: Session) -> Sequence[Campaign]:
@@ -75,6 +77,26 @@ def measurements_of(session: Session, *, regime_ids: Sequence[int]) -> list[Meas
         .order_by(col(Measurement.measured_at).desc(), col(Measurement.id).desc())
     )
     return list(session.exec(query).all())
+
+
+def includes_of(session: Session, *, measurement_ids: Sequence[int]) -> dict[int, list[int]]:
+    """The interventions each measurement was taken with."""
+    result: dict[int, list[int]] = {mid: [] for mid in measurement_ids}
+    if measurement_ids:
+        query = select(MeasurementInclude).where(col(MeasurementInclude.measurement_id).in_(measurement_ids))
+        for link in session.exec(query).all():
+            result[link.measurement_id].append(link.intervention_id)
+    return result
+
+
+def measurement_in(session: Session, *, campaign_id: int, measurement_id: int) -> Measurement | None:
+    """The measurement, if it belongs to a regime of the campaign."""
+    query = (
+        select(Measurement)
+        .join(Regime, col(Regime.id) == col(Measurement.regime_id))
+        .where(Measurement.id == measurement_id, Regime.campaign_id == campaign_id)
+    )
+    return session.exec(query).first()
 
 
 def newest_profiles(session: Session, *, regime_ids: Sequence[int]) -> dict[int, Profile]:
@@ -163,10 +185,12 @@ def load_campaign(session: Session, *, campaign_id: int) -> CampaignRows | None:
     tiers = tiers_of(session, campaign_id=campaign_id)
     interventions = interventions_of(session, campaign_id=campaign_id)
     effects = effects_of(session, intervention_ids=[i.id for i in interventions])
+    measurements = measurements_of(session, regime_ids=regime_ids)
     return CampaignRows(
         campaign=campaign,
         regimes=regimes,
-        measurements=measurements_of(session, regime_ids=regime_ids),
+        measurements=measurements,
+        includes=includes_of(session, measurement_ids=[m.id for m in measurements]),
         profiles=profiles,
         shares=shares_of(session, profile_ids=[p.id for p in profiles.values()]),
         tiers=tiers,

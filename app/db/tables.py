@@ -111,10 +111,13 @@ class Regime(SQLModel, table=True):
 
 
 class Measurement(SQLModel, table=True):
-    """One measured value; rows are only ever added, so the history is kept."""
+    """One measured value; rows are only ever added (a correction retracts, never deletes), so the history is kept."""
 
     __tablename__ = "measurement"
-    __table_args__ = (provenance_check("provenance", "ck_measurement_provenance"),)
+    __table_args__ = (
+        provenance_check("provenance", "ck_measurement_provenance"),
+        CheckConstraint("kind IN ('baseline', 'gate check')", name="ck_measurement_kind"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", index=True)
@@ -126,6 +129,20 @@ class Measurement(SQLModel, table=True):
     source: str = Field(default="form", max_length=300)
     note: str = ""
     import_id: int | None = Field(default=None, foreign_key="import_record.id", ondelete="CASCADE", index=True)
+    kind: str = Field(default="baseline", max_length=20)  # a baseline starts projections; a gate check does not
+    confirmed: str = ""  # the warnings the user confirmed when recording it, if any
+    retracted_at: datetime | None = None
+    retracted_by: str = Field(default="", max_length=200)
+    retraction_reason: str = ""
+
+
+class MeasurementInclude(SQLModel, table=True):
+    """An intervention that was in place when the measurement was taken."""
+
+    __tablename__ = "measurement_include"
+
+    measurement_id: int = Field(foreign_key="measurement.id", ondelete="CASCADE", primary_key=True)
+    intervention_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", primary_key=True)
 
 
 class MeasurementPublic(SQLModel):
@@ -138,6 +155,11 @@ class MeasurementPublic(SQLModel):
     provenance: str
     source: str
     note: str
+    kind: str
+    includes: list[str]
+    retracted_at: datetime | None
+    retracted_by: str
+    retraction_reason: str
 
 
 class Profile(SQLModel, table=True):
@@ -150,6 +172,18 @@ class Profile(SQLModel, table=True):
     source: str = Field(default="form", max_length=300)
     created_at: datetime
     import_id: int | None = Field(default=None, foreign_key="import_record.id", ondelete="CASCADE", index=True)
+    # what one step launches, when a trace gave it (the launch model needs all of the first four)
+    step_ms: float | None = None  # the measured step the shares are of
+    gpu_items: float | None = None  # kernels, memcpys and memsets a step
+    host_launches: float | None = None  # launch calls a step
+    gpu_gap_us: float | None = None  # GPU time before each item
+    gap_measured: bool = False  # measured between queued items, else the prior
+    host_fixed_ms: float = 0.0  # host time a step that is not per launch (assumed)
+    gpu_busy_ms: float | None = None  # a decode step's GPU time in the trace
+    trace_idle_ms: float | None = None  # a decode step's GPU idle time in the trace (profiler-inflated)
+    steps: int | None = None  # decode steps counted
+    passes: str = ""  # how the trace was split, and what was left out
+    device: str = Field(default="", max_length=200)
 
 
 class ProfileShare(SQLModel, table=True):
@@ -217,7 +251,10 @@ class Effect(SQLModel, table=True):
 
     __tablename__ = "effect"
     __table_args__ = (
-        CheckConstraint("kind IN ('bucket', 'step', 'time_saved', 'spec_decode')", name="ck_effect_kind"),
+        CheckConstraint(
+            "kind IN ('bucket', 'step', 'time_saved', 'spec_decode', 'launch_overhead', 'launch_count')",
+            name="ck_effect_kind",
+        ),
         provenance_check("provenance", "ck_effect_provenance"),
     )
 
@@ -238,7 +275,13 @@ class Effect(SQLModel, table=True):
     acceptance_per_position: str = ""  # comma-separated, as vLLM reports them
     draft_cost_low: float | None = None
     draft_cost_likely: float | None = None
-    draft_cost_high: float | None = None
+    draft_cost_high: float | None = None  # all three blank: the hardware model gives the verification cost
+    removed_low: float | None = None  # launch overhead: share of the per-launch host cost removed
+    removed_likely: float | None = None
+    removed_high: float | None = None
+    launches_low: float | None = None  # launch count: GPU work items a step added (negative: removed)
+    launches_likely: float | None = None
+    launches_high: float | None = None
     provenance: str = "assumed"
     note: str = ""
 

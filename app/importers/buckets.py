@@ -14,14 +14,28 @@ from app.importers.records import KernelSummary
 
 HOST_BUCKET = "host_overhead"
 OTHER_BUCKET = "other"
+UNLISTED_BUCKET = "unlisted"  # kernel time a truncated table (nsys Time (%) below 100) does not list
 
-# (pattern, bucket), first match wins; matched case-insensitively against the full kernel name
+# (pattern, bucket), first match wins; matched case-insensitively anywhere in the kernel name. Names checked
+# against the tools' own sources: vLLM csrc/moe (topkGatingSoftmax, moeSoftmax, moe_align_block_size,
+# marlin_moe_wna16::Marlin), fused_moe_kernel (Triton), SGLang moe_fused_gate, CUTLASS 3 grouped GEMMs
+# (GemmUniversal<GroupProblemShape ...>, KernelPtrArray... schedules, as torch._grouped_mm launches them),
+# DeepGEMM (GemmType::MGroupedContiguous / MGroupedMasked), vLLM paged_attention_v*_kernel,
+# reshape_and_cache_flash_kernel, kernel_unified_attention_2d, cross_device_reduce_1stage, FlashInfer
+# BatchDecodeWithPagedKVCacheKernel, flash-attn / pytorch_flash flash_fwd_*, PyTorch SDPA
+# (fmha_cutlassF_*, cudnn_generated_fort_native_sdpa_*), FlashMLA. "[router] " marks kernels a trace shows
+# were launched by a softmax or sigmoid followed by top-k: an MoE router in eager PyTorch.
 DEFAULT_RULES: tuple[tuple[str, str], ...] = (
-    (r"nccl|all_?reduce|all_?gather|reduce_?scatter|alltoall|all2all|deepep|cross_device", "communication"),
-    (r"memcpy|memset|copy_kernel|Memcpy|Memset", "memory_copy"),
-    (r"moe|expert|fused_experts|grouped_gemm|group_gemm|topk_softmax|moe_align|cutlass_moe|marlin_moe", "moe"),
-    (r"attn|attention|flash|fmha|mla|paged|decode_kernel|sparse_decode|indexer|softmax|rotary|rope", "attention"),
-    (r"gemm|gemv|matmul|cublas|cutlass|sm\d+_xmma|ampere_|hopper_|nvjet|wgmma|deep_?gemm|splitk|scaled_mm", "dense_gemm"),
+    (r"nccl|all_?reduce|all_?gather|reduce_?scatter|alltoall|all2all|deep_?ep|cross_device_reduce|one_shot|two_shot",
+     "communication"),
+    (r"^\[router\]|moe|expert|topkgating|topk_softmax|grouped_topk|fused_gate", "moe"),
+    (r"groupproblemshape|ptrarray|grouped_?gemm|group_gemm|grouped_mm|mgrouped|kgrouped|groupedmasked", "moe"),
+    (r"memcpy|memset|copy_kernel", "memory_copy"),
+    (r"attn|attention|flash|fmha|mla|paged|sdpa|decode_kernel|sparse_decode|indexer|softmax|rotary|rope"
+     r"|reshape_and_cache|concat_and_cache|batchdecode|batchprefill|singleprefill|_fwd_kernel|merge_state", "attention"),
+    (r"sampl|argmax|top_?p|topk|gathertopk|radixselect|multinomial|distribution_|bitonicsort", "sampling"),
+    (r"gemm|gemv|matmul|cublas|cutlass|sm\d+_xmma|ampere_|hopper_|nvjet|wgmma|deep_?gemm|splitk|scaled_mm|marlin"
+     r"|machete", "dense_gemm"),
     (r"norm|silu|gelu|act_and_mul|elementwise|vectorized|reduce|index|gather|scatter|cat|fill|add|mul", "elementwise"),
 )
 
@@ -75,14 +89,22 @@ def bucket_kernels(summary: KernelSummary, rules=DEFAULT_RULES) -> Bucketing:
     return Bucketing(kernels, bucket_us, unmatched, summary.gpu_time_us)
 
 
-def step_shares(bucketing: Bucketing, *, ranks: int, step_ms: float | None, steps: int | None) -> tuple[dict[str, float], str]:
+def step_shares(
+    bucketing: Bucketing, *, ranks: int, step_ms: float | None, steps: int | None, listed_share: float | None = None
+) -> tuple[dict[str, float], str]:
     """Shares of step time by bucket, and how they were computed.
 
     With the step time and step count, GPU time per rank over the covered step time gives each
     bucket's share and the idle remainder becomes host / launch overhead. Without them the shares
-    are of GPU time only, which overstates every GPU bucket when the GPU idles.
+    are of GPU time only, which overstates every GPU bucket when the GPU idles. A table that lists
+    only part of the kernel time (`listed_share` below 1) keeps the rest as "unlisted".
     """
     gpu_us_per_rank = {b: us / ranks for b, us in bucketing.bucket_us.items()}
+    listed_us = sum(gpu_us_per_rank.values())
+    unlisted = ""
+    if listed_share is not None and 0 < listed_share < 0.995:
+        gpu_us_per_rank[UNLISTED_BUCKET] = listed_us * (1 / listed_share - 1)
+        unlisted = f"; the table lists {listed_share * 100:.1f}% of kernel time, the rest is kept as unlisted"
     busy_us = sum(gpu_us_per_rank.values())
     if step_ms and steps:
         covered_us = step_ms * 1000 * steps
@@ -91,15 +113,16 @@ def step_shares(bucketing: Bucketing, *, ranks: int, step_ms: float | None, step
                 f"the trace holds {busy_us / 1000:.2f} ms of GPU time a rank, more than {steps} steps of "
                 f"{step_ms:g} ms ({covered_us / 1000:.2f} ms): check the step time and the step count"
             )
-        shares = {b: us / covered_us for b, us in gpu_us_per_rank.items()}
+        scale = min(1.0, covered_us / busy_us) if busy_us else 1.0  # within 2% over: the GPU filled the step
+        shares = {b: us * scale / covered_us for b, us in gpu_us_per_rank.items()}
         shares[HOST_BUCKET] = max(0.0, 1 - sum(shares.values()))
         how = (f"GPU time over {steps} steps of {step_ms:g} ms; the idle "
-               f"{shares[HOST_BUCKET] * 100:.0f}% is host / launch overhead")
-        return _normalised(shares), how
-    shares = {b: us / busy_us for b, us in gpu_us_per_rank.items()}
-    return _normalised(shares), "shares of GPU time only (no step time and step count given): GPU idle time is not counted"
+               f"{shares[HOST_BUCKET] * 100:.0f}% is host / launch overhead{unlisted}")
+        return _sorted(shares), how
+    shares = {b: us / busy_us for b, us in gpu_us_per_rank.items()} if busy_us else {}
+    return _sorted(shares), ("shares of GPU time only (no step time and step count given): GPU idle time is not "
+                             f"counted{unlisted}")
 
 
-def _normalised(shares: dict[str, float]) -> dict[str, float]:
-    total = sum(shares.values())
-    return {b: s / total for b, s in sorted(shares.items(), key=lambda kv: -kv[1])} if total else shares
+def _sorted(shares: dict[str, float]) -> dict[str, float]:
+    return dict(sorted(shares.items(), key=lambda kv: -kv[1]))

@@ -14,6 +14,7 @@ from app.importers.records import KernelSummary
 NSYS_TIME_HEADERS = ("Total Time (ns)", "Total Time")
 NSYS_NAME_HEADERS = ("Name", "Kernel Name")
 NSYS_COUNT_HEADERS = ("Instances", "Calls", "Num Calls")
+NSYS_PERCENT_HEADERS = ("Time (%)", "Time(%)")
 UNIT_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
 
@@ -54,7 +55,23 @@ def parse_nsys(text: str, file: str) -> KernelSummary:
     time_col = next(h for h in NSYS_TIME_HEADERS if h in header)
     name_col = next(h for h in NSYS_NAME_HEADERS if h in header)
     count_col = next((h for h in NSYS_COUNT_HEADERS if h in header), None)
-    return _summary(rows, header_at, file, ColumnMap(name_col, time_col, "ns", count_col), "nsys_csv")
+    summary = _summary(rows, header_at, file, ColumnMap(name_col, time_col, "ns", count_col), "nsys_csv")
+    percent_col = next((h for h in NSYS_PERCENT_HEADERS if h in header), None)
+    if percent_col is not None:
+        summary.listed_share = _percent_sum(rows, header_at, header.index(percent_col)) / 100
+    return summary
+
+
+def _percent_sum(rows, header_at: int, column: int) -> float:
+    """Time (%) of the listed kernels summed: below 100 when the table was cut (nsys --limit, a copied top-N)."""
+    total = 0.0
+    for row in rows[header_at + 1:]:
+        if len(row) > column and row[column].strip():
+            try:
+                total += float(row[column].replace(",", ""))
+            except ValueError:
+                continue
+    return total
 
 
 def parse_generic(text: str, file: str, columns: ColumnMap) -> KernelSummary:

@@ -92,10 +92,17 @@ def validate_specs(gpu: GpuSpec, model: ModelSpec) -> None:
         raise PlanningError("total and active parameters do not fit the expert counts")
 
 
-def decode_ceiling(gpu: GpuSpec, model: ModelSpec, concurrency: int, context_tokens: float) -> Ceiling:
-    """The ceiling (tok/s) of a decode step with `concurrency` tokens in flight at `context_tokens`."""
+def decode_ceiling(
+    gpu: GpuSpec, model: ModelSpec, concurrency: int, context_tokens: float, tokens_per_sequence: int = 1
+) -> Ceiling:
+    """The ceiling (tok/s) of a decode step of `concurrency` sequences at `context_tokens`.
+
+    Each sequence has `tokens_per_sequence` tokens in flight (g + 1 when a step verifies g drafts):
+    they touch more experts and take more FLOPs, but read the sequence's KV cache once.
+    """
     validate_specs(gpu, model)
-    experts = distinct_experts(model.routed_experts, model.experts_per_token, concurrency)
+    tokens = concurrency * tokens_per_sequence
+    experts = distinct_experts(model.routed_experts, model.experts_per_token, tokens)
     weight_bytes = (
         model.dense_params() * model.dense_bytes_per_weight
         + model.layers * experts * model.expert_params() * model.expert_bytes_per_weight
@@ -106,17 +113,17 @@ def decode_ceiling(gpu: GpuSpec, model: ModelSpec, concurrency: int, context_tok
     peak = gpu.peak_tflops(model.compute_dtype)
     compute_ms = None
     if peak:
-        flops = 2 * model.active_params_b * 1e9 * concurrency
+        flops = 2 * model.active_params_b * 1e9 * tokens
         compute_ms = flops / (gpu.count * peak * 1e12 * gpu.scaling_efficiency) * 1000
     floor_ms = max(memory_ms, compute_ms or 0.0)
     return Ceiling(
-        tokens_in_flight=concurrency,
+        tokens_in_flight=tokens,
         distinct_experts=experts,
         weight_bytes=weight_bytes,
         kv_bytes=kv_bytes,
         memory_floor_ms=memory_ms,
         compute_floor_ms=compute_ms,
-        ceiling_tok_s=concurrency / floor_ms * 1000,
+        ceiling_tok_s=tokens / floor_ms * 1000,
         bound="compute" if compute_ms and compute_ms > memory_ms else "memory",
     )
 
@@ -124,3 +131,25 @@ def decode_ceiling(gpu: GpuSpec, model: ModelSpec, concurrency: int, context_tok
 def mean_decode_context(input_tokens: int, output_tokens: int) -> float:
     """Mean context length over a request's decode: input plus half the output."""
     return input_tokens + output_tokens / 2
+
+
+@dataclass(frozen=True)
+class StepFloor:
+    """The hardware model of one regime: the floor on its step time for any tokens a sequence in flight."""
+
+    gpu: GpuSpec
+    model: ModelSpec
+    concurrency: int
+    context_tokens: float
+
+    def floor_ms(self, tokens_per_sequence: int = 1) -> float:
+        ceiling = decode_ceiling(self.gpu, self.model, self.concurrency, self.context_tokens, tokens_per_sequence)
+        return max(ceiling.memory_floor_ms, ceiling.compute_floor_ms or 0.0)
+
+    def verify_cost(self, draft_tokens: int) -> float:
+        """A step verifying g drafts a sequence over a plain step, as the floors see it (>= 1)."""
+        return self.floor_ms(draft_tokens + 1) / self.floor_ms(1)
+
+    def ceiling_tok_s(self, tokens_per_step=1.0, verify_tokens: int = 1):
+        """Throughput cap when a step yields `tokens_per_step` a sequence with `verify_tokens` in flight."""
+        return self.concurrency * tokens_per_step / self.floor_ms(verify_tokens) * 1000

@@ -15,6 +15,8 @@ class Metric:
     unit: str
     label: str
     higher_is_better: bool
+    zero_allowed: bool = False  # a spread or a goodput can be 0; a throughput or a latency cannot
+    maximum: float | None = None  # a percentage tops out at 100
 
 
 def _all() -> tuple[Metric, ...]:
@@ -23,15 +25,16 @@ def _all() -> tuple[Metric, ...]:
         Metric("total_tok_s", "tok/s", "total token throughput", True),
         Metric("input_tok_s", "tok/s", "input token throughput", True),
         Metric("request_throughput", "req/s", "request throughput", True),
-        Metric("request_goodput", "req/s", "request goodput", True),
+        Metric("request_goodput", "req/s", "request goodput", True, zero_allowed=True),
     ]
     for short, label in LATENCIES:
         metrics.append(Metric(f"{short}_ms", "ms", f"mean {label}", False))
     for short, label in LATENCIES:
         for stat, stat_label in STATS:
-            metrics.append(Metric(f"{stat}_{short}_ms", "ms", f"{stat_label} {label}", False))
+            metrics.append(Metric(f"{stat}_{short}_ms", "ms", f"{stat_label} {label}", False, zero_allowed=stat == "std"))
     metrics += [
-        Metric("spec_decode_acceptance_rate", "%", "speculative-decoding acceptance rate", True),
+        Metric("spec_decode_acceptance_rate", "%", "speculative-decoding acceptance rate", True, zero_allowed=True,
+               maximum=100.0),
         Metric("spec_decode_acceptance_length", "tokens", "speculative-decoding acceptance length", True),
     ]
     return tuple(metrics)
@@ -39,6 +42,7 @@ def _all() -> tuple[Metric, ...]:
 
 METRICS: dict[str, Metric] = {m.name: m for m in _all()}
 THROUGHPUT_METRIC = "output_tok_s"
+STEP_METRIC = "tpot_ms"  # mean time per output token: a decode step
 
 
 def metric_unit(name: str) -> str:

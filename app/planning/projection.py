@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from app.planning.effects import apply_effect, calibrated, point_draw
-from app.planning.model import Campaign, Intervention, Profile, Regime, Status, Tier
+from app.planning.effects import RegimeContext, apply_effect, calibrated, point_draw
+from app.planning.model import Campaign, Intervention, Regime, Status, Tier
+from app.planning.step import UNPROFILED_BUCKET, StepState, start_state
 
-UNPROFILED_BUCKET = "unprofiled"
 ALREADY_IN_BASELINE = (Status.LANDED, Status.VALIDATED)
 
 
@@ -26,7 +26,7 @@ class Step:
 
     tier_key: str | None
     step_rel: float  # step time relative to the baseline step (1.0)
-    gain: float  # baseline step time / this step time
+    gain: float  # baseline time a token / this time a token
     step_ms: float | None
     tok_s: float | None  # after the ceiling cap
     shares: tuple[tuple[str, float], ...]
@@ -35,6 +35,7 @@ class Step:
     applied: tuple[str, ...] = ()  # intervention keys whose effects this tier applied
     uncapped_tok_s: float | None = None
     capped: bool = False
+    tokens_per_step: float = 1.0  # a sequence, with speculative decoding
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,7 @@ class RegimeProjection:
     notes: tuple[str, ...]
     ceiling_tok_s: float | None = None
     ceiling_verdict: str | None = None
+    includes: tuple[str, ...] = ()  # what the baseline was measured with, in plan order
 
     @property
     def final(self) -> Step:
@@ -94,64 +96,68 @@ def project_campaign(campaign: Campaign) -> tuple[RegimeProjection, ...]:
 
 
 def baseline_step_ms(regime: Regime) -> float | None:
-    """One decode step of the whole batch: concurrency tokens at the baseline throughput."""
+    """One decode step: the measured TPOT where there is one, else concurrency tokens at the baseline throughput."""
+    if regime.step_ms:
+        return regime.step_ms
     return regime.concurrency * 1000.0 / regime.baseline_tok_s if regime.baseline_tok_s else None
 
 
-def start_times(regime: Regime, notes: list[str] | None = None) -> dict[str, float]:
-    """Bucket times of the baseline step (summing to 1)."""
-    if regime.profile is None:
-        if notes is not None:
-            notes.append(f"{regime.name} has no profile: bucket effects cannot apply, only whole-step ones")
-        return Profile.of({UNPROFILED_BUCKET: 1.0}).as_dict()
-    return regime.profile.as_dict()
+def context_of(regime: Regime, campaign: Campaign) -> RegimeContext:
+    return RegimeContext(regime.name, baseline_step_ms(regime), campaign.floor_of(regime.name))
 
 
-def counts(intervention: Intervention, tier: Tier, regime: Regime, notes: list[str] | None = None) -> bool:
-    """Whether the intervention's effects are still to come in this regime's projection."""
-    if intervention.status is Status.REJECTED:
-        return False
-    if intervention.status in ALREADY_IN_BASELINE and _measured_after_start(regime, tier):
-        if notes is not None:
-            notes.append(
-                f"{intervention.key} is {intervention.status.value} and the {regime.name} baseline was "
-                f"measured after tier {tier.key} started: counted as already in the baseline"
-            )
-        return False
-    return True
+def counts(intervention: Intervention, regime: Regime) -> bool:
+    """Whether the intervention's effects are still to come in this regime: not rejected, not in its baseline."""
+    return intervention.status is not Status.REJECTED and intervention.key not in regime.includes
+
+
+def cap_tok_s(campaign: Campaign, regime: Regime, state: StepState):
+    """The throughput cap for the state: the hardware floor on the step, for the tokens it yields and verifies."""
+    floor = campaign.floor_of(regime.name)
+    if floor is not None:
+        return floor.ceiling_tok_s(state.tokens, state.verify_tokens)
+    ceiling = campaign.ceiling_of(regime.name)
+    return None if ceiling is None else ceiling * state.tokens
 
 
 def project_regime(regime: Regime, campaign: Campaign, pick: str = "likely") -> RegimeProjection:
-    """Apply the tiers in order to one regime's profile, using the `pick` point of each estimate."""
+    """Apply the tiers in order to one regime's step, using the `pick` point of each estimate."""
     notes: list[str] = []
-    times = start_times(regime, notes)
-    step0_ms = baseline_step_ms(regime)
+    if regime.profile is None:
+        notes.append(f"{regime.name} has no profile: bucket effects cannot apply, only whole-step ones")
+    state = start_state(regime.profile)
+    notes += state.notes
+    context = context_of(regime, campaign)
     ceiling = campaign.ceiling_of(regime.name)
     if ceiling is not None and regime.baseline_tok_s and regime.baseline_tok_s > ceiling:
         notes.append(
             f"the measured baseline ({regime.baseline_tok_s:g} tok/s) is above the computed ceiling "
             f"({ceiling:.0f} tok/s): check the hardware and model specs"
         )
-    baseline = _snapshot(None, times, regime, step0_ms, (), ceiling)
+    baseline = _snapshot(None, state, regime, campaign, ())
     steps = []
     for tier, interventions in plan_order(campaign):
         applied = []
         for intervention in interventions:
-            if not counts(intervention, tier, regime, notes):
+            if not counts(intervention, regime):
                 continue
             touched = False
             for effect in intervention.effects:
                 if not effect.applies_to(regime.name):
                     continue
                 draw = calibrated(effect, point_draw(effect, pick), campaign.calibration)
-                problem = apply_effect(effect, draw, times, regime.name, step0_ms)
+                problem = apply_effect(effect, draw, state, context)
                 if problem is None:
                     touched = True
                 elif regime.profile is not None or "bucket" not in problem:
                     notes.append(f"{intervention.key} in {regime.name}: {problem}, so that effect is not applied")
             if touched:
                 applied.append(intervention.key)
-        steps.append(_snapshot(tier.key, times, regime, step0_ms, tuple(applied), ceiling))
+        notes += [f"{', '.join(applied)} in {regime.name}: {n}" for n in state.notes if n not in notes]
+        state.notes.clear()
+        steps.append(_snapshot(tier.key, state, regime, campaign, tuple(applied)))
+    order = [i.key for _, members in plan_order(campaign) for i in members]
+    order += sorted(k for k in regime.includes if k not in order)
     return RegimeProjection(
         regime=regime.name,
         target_tok_s=regime.target_tok_s,
@@ -160,42 +166,33 @@ def project_regime(regime: Regime, campaign: Campaign, pick: str = "likely") -> 
         notes=tuple(notes),
         ceiling_tok_s=ceiling,
         ceiling_verdict=ceiling_verdict(regime.target_tok_s, ceiling),
+        includes=tuple(k for k in order if k in regime.includes),
     )
 
 
-def _measured_after_start(regime: Regime, tier: Tier) -> bool:
-    return (
-        regime.baseline_measured_at is not None
-        and tier.started_at is not None
-        and regime.baseline_measured_at > tier.started_at
-    )
-
-
-def _snapshot(
-    tier_key: str | None,
-    times: dict[str, float],
-    regime: Regime,
-    step0_ms: float | None,
-    applied: tuple[str, ...],
-    ceiling: float | None,
-) -> Step:
-    step_rel = sum(times.values())
-    shares = tuple((b, t / step_rel) if step_rel > 0 else (b, 0.0) for b, t in times.items())
-    uncapped = regime.baseline_tok_s / step_rel if regime.baseline_tok_s and step_rel > 0 else None
-    if regime.baseline_tok_s and step_rel <= 0:
-        uncapped = float("inf")
-    capped = ceiling is not None and uncapped is not None and uncapped > ceiling
-    tok_s = ceiling if capped else uncapped
+def _snapshot(tier_key, state: StepState, regime: Regime, campaign: Campaign, applied: tuple[str, ...]) -> Step:
+    step_rel = float(state.step())
+    tokens = float(state.tokens)
+    shares = tuple((b, float(s)) for b, s in state.shares().items()) if step_rel > 0 else ()
+    uncapped = None
+    if regime.baseline_tok_s:
+        uncapped = regime.baseline_tok_s * tokens / step_rel if step_rel > 0 else float("inf")
+    cap = cap_tok_s(campaign, regime, state)
+    capped = cap is not None and uncapped is not None and uncapped > cap
+    tok_s = float(cap) if capped else uncapped
+    step0_ms = baseline_step_ms(regime)
+    per_token = step_rel / tokens
     return Step(
         tier_key=tier_key,
         step_rel=step_rel,
-        gain=1.0 / step_rel if step_rel > 0 else float("inf"),
+        gain=1.0 / per_token if per_token > 0 else float("inf"),
         step_ms=step0_ms * step_rel if step0_ms is not None else None,
         tok_s=tok_s,
         shares=shares,
-        bottleneck=max(shares, key=lambda bs: bs[1])[0],
+        bottleneck=max(shares, key=lambda bs: bs[1])[0] if shares else UNPROFILED_BUCKET,
         verdict=verdict(tok_s, regime.target_tok_s),
         applied=applied,
         uncapped_tok_s=uncapped,
         capped=capped,
+        tokens_per_step=tokens,
     )

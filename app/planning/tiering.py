@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from app.planning.effects import EffectDraw, apply_effect, point_draw, step_speedup
-from app.planning.model import Campaign, Effect, EffectKind, Intervention, Status
-from app.planning.projection import ALREADY_IN_BASELINE, baseline_step_ms, start_times
+from app.planning.effects import apply_effect, point_draw
+from app.planning.model import Campaign, EffectKind, Intervention, Status
+from app.planning.projection import ALREADY_IN_BASELINE, cap_tok_s, context_of
+from app.planning.step import start_state
 
 MIN_EFFORT_DAYS = 0.1  # a zero-day estimate must not make the gain per day infinite
 EFFORT_BANDS = ((5.0, "A", "days"), (30.0, "B", "weeks"), (math.inf, "C", "months"))
@@ -63,9 +64,10 @@ def suggest_order(campaign: Campaign) -> Ordering:
     todo = [i for i in campaign.interventions if i.status is not Status.REJECTED and i.key not in done]
     known = {i.key for i in campaign.interventions}
     regimes = [r for r in campaign.regimes if r.baseline_tok_s]
-    states = {r.name: start_times(r) for r in regimes}
+    states = {r.name: start_state(r.profile) for r in regimes}
+    contexts = {r.name: context_of(r, campaign) for r in regimes}
     position = {i.key: n for n, i in enumerate(todo)}
-    draws = {i.key: [_resolved(e) for e in i.effects] for i in todo}
+    draws = {i.key: [point_draw(e) for e in i.effects] for i in todo}
     picked: list[Pick] = []
     placed = set(done)
     total_days = 0.0
@@ -73,7 +75,7 @@ def suggest_order(campaign: Campaign) -> Ordering:
         ready = [i for i in todo if i.key not in placed and set(i.prerequisites) <= placed]
         if not ready:
             break
-        scored = [(_score(i, draws[i.key], regimes, states, campaign), i) for i in ready]
+        scored = [(_score(i, draws[i.key], regimes, states, contexts, campaign), i) for i in ready]
         (log_gain, new_states), best = max(
             scored, key=lambda s: (s[0][0] / max(s[1].effort_days.likely, MIN_EFFORT_DAYS), -position[s[1].key])
         )
@@ -97,33 +99,24 @@ def suggest_order(campaign: Campaign) -> Ordering:
     return Ordering(picks=tuple(picked), overlaps=same_bucket_overlaps(campaign.interventions), blocked=blocked)
 
 
-def _resolved(effect: Effect) -> EffectDraw:
-    """The likely draw with a speculative-decoding speedup worked out once, not at every evaluation."""
-    draw = point_draw(effect)
-    if effect.kind is EffectKind.SPEC_DECODE:
-        return EffectDraw(speedup=step_speedup(effect, draw))
-    return draw
-
-
-def _score(intervention: Intervention, draws, regimes, states, campaign: Campaign):
+def _score(intervention: Intervention, draws, regimes, states, contexts, campaign: Campaign):
     """Mean log-throughput gain over regimes if this intervention came next, and the states it leaves."""
     new_states, log_gains = {}, []
     for regime in regimes:
         before = states[regime.name]
-        after = dict(before)
-        for effect, draw in zip(intervention.effects, draws):
-            if effect.applies_to(regime.name):
-                apply_effect(effect, draw, after, regime.name, baseline_step_ms(regime))
+        after = before.copy()
+        if intervention.key not in regime.includes:
+            for effect, draw in zip(intervention.effects, draws):
+                apply_effect(effect, draw, after, contexts[regime.name])
         new_states[regime.name] = after
         log_gains.append(math.log(_tok_s(regime, after, campaign) / _tok_s(regime, before, campaign)))
     return (sum(log_gains) / len(log_gains) if log_gains else 0.0), new_states
 
 
-def _tok_s(regime, times, campaign: Campaign) -> float:
-    step = max(sum(times.values()), 1e-12)
-    tok_s = regime.baseline_tok_s / step
-    ceiling = campaign.ceiling_of(regime.name)
-    return min(tok_s, ceiling) if ceiling else tok_s
+def _tok_s(regime, state, campaign: Campaign) -> float:
+    tok_s = regime.baseline_tok_s * float(state.tokens) / max(float(state.step()), 1e-12)
+    cap = cap_tok_s(campaign, regime, state)
+    return min(tok_s, float(cap)) if cap else tok_s
 
 
 def _why_blocked(intervention: Intervention, placed: set[str], known: set[str]) -> str:

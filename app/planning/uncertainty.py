@@ -1,11 +1,13 @@
-"""Seeded Monte Carlo over the three-point estimates: P10 / P50 / P90 after each tier.
+"""Seeded Monte Carlo over the three-point estimates and the model's own error: P10 / P50 / P90 after each tier.
 
 Each low / likely / high estimate is drawn from a PERT-beta distribution
 (shape parameter 4): unlike a triangular one it puts most of its weight near
 the likely value and thins out towards the ends, which is how an engineer's
 "2-3x, most likely 2.5x" reads, and its mean (low + 4 likely + high) / 6 is
 the classic PERT estimate. Draws are independent across estimates; the same
-seed gives the same numbers.
+seed gives the same numbers. On top, each applied effect adds its model error
+(model_error.py), so a band carries both what the team is unsure of and what
+the model gets wrong; the share of each in the band is reported.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.planning.effects import EffectDraw, apply_effect, calibrated, three_points
+from app.planning.effects import EffectDraw, apply_effect, calibrated, magnitude, three_points
 from app.planning.model import Campaign, Intervention, Status, ThreePoint
-from app.planning.projection import baseline_step_ms, counts, plan_order, start_times
+from app.planning.model_error import sigma
+from app.planning.projection import cap_tok_s, context_of, counts, plan_order
+from app.planning.step import start_state
 
 PERT_SHAPE = 4.0
 DEFAULT_SAMPLES = 10_000
@@ -29,6 +33,7 @@ class TierDistribution:
     p50_tok_s: float | None
     p90_tok_s: float | None
     p_target: float | None  # share of samples at or above the target
+    input_share: float | None = None  # of the band's log-variance, the part from the three-point inputs
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,7 @@ class Simulation:
     seed: int
     regimes: tuple[tuple[str, tuple[TierDistribution, ...]], ...]
     efforts: tuple[EffortDistribution, ...]
+    error_scale: float = 1.0
 
     def of(self, regime_name: str) -> tuple[TierDistribution, ...]:
         return dict(self.regimes)[regime_name]
@@ -75,8 +81,9 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
     regime and then dropped, so memory stays at regimes x buckets x samples.
     """
     rng = np.random.default_rng(seed)
-    states = {r.name: {b: np.full(samples, t) for b, t in start_times(r).items()} for r in campaign.regimes}
-    step0 = {r.name: baseline_step_ms(r) for r in campaign.regimes}
+    states = {r.name: start_state(r.profile).broadcast(samples) for r in campaign.regimes}
+    contexts = {r.name: context_of(r, campaign) for r in campaign.regimes}
+    errors = {r.name: np.zeros(samples) for r in campaign.regimes}
     spreads: dict[str, list[TierDistribution]] = {r.name: [] for r in campaign.regimes}
     effort_total = np.zeros(samples)
     efforts = []
@@ -84,19 +91,17 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
         for intervention in interventions:
             effort = pert(intervention.effort_days, rng, samples)
             draws = draw_effects(intervention, rng, samples, campaign.calibration)
+            noise = rng.standard_normal((len(intervention.effects), samples))
             if intervention.status is Status.REJECTED:
                 continue
             effort_total = effort_total + effort
             for regime in campaign.regimes:
-                if counts(intervention, tier, regime):
-                    for effect, draw in zip(intervention.effects, draws):
-                        if effect.applies_to(regime.name):
-                            apply_effect(effect, draw, states[regime.name], regime.name, step0[regime.name])
+                if counts(intervention, regime):
+                    _apply(intervention, draws, noise, states[regime.name], contexts[regime.name],
+                           errors[regime.name], campaign.model_error_scale)
         for regime in campaign.regimes:
-            spreads[regime.name].append(_distribution(
-                tier.key, states[regime.name], regime.baseline_tok_s, regime.target_tok_s,
-                campaign.ceiling_of(regime.name),
-            ))
+            spreads[regime.name].append(_distribution(tier.key, states[regime.name], errors[regime.name], regime,
+                                                      campaign))
         p50, p90 = np.percentile(effort_total, [50, 90])
         efforts.append(EffortDistribution(tier.key, float(p50), float(p90)))
     return Simulation(
@@ -104,16 +109,34 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
         seed=seed,
         regimes=tuple((name, tuple(tiers)) for name, tiers in spreads.items()),
         efforts=tuple(efforts),
+        error_scale=campaign.model_error_scale,
     )
 
 
-def _distribution(tier_key, times, baseline_tok_s, target_tok_s, ceiling) -> TierDistribution:
-    if not baseline_tok_s:
+def _apply(intervention, draws, noise, state, context, error, scale: float) -> None:
+    before = None
+    for effect, draw, z in zip(intervention.effects, draws, noise):
+        if not effect.applies_to(context.name):
+            continue
+        before = state.per_token() if before is None else before
+        if apply_effect(effect, draw, state, context) is None:
+            after = state.per_token()
+            error += sigma(effect.kind, scale) * magnitude(effect, draw, before, after, context.floor) * z
+            before = after
+
+
+def _distribution(tier_key, state, error, regime, campaign) -> TierDistribution:
+    if not regime.baseline_tok_s:
         return TierDistribution(tier_key, None, None, None, None)
-    step = sum(times.values())
     with np.errstate(divide="ignore"):
-        tok_s = baseline_tok_s / step
-    if ceiling is not None:
-        tok_s = np.minimum(tok_s, ceiling)
+        modelled = regime.baseline_tok_s * state.tokens / state.step()
+    tok_s = modelled * np.exp(error)
+    cap = cap_tok_s(campaign, regime, state)
+    if cap is not None:
+        tok_s = np.minimum(tok_s, cap)
     p10, p50, p90 = np.percentile(tok_s, [10, 50, 90])
-    return TierDistribution(tier_key, float(p10), float(p50), float(p90), float(np.mean(tok_s >= target_tok_s)))
+    input_var = float(np.var(np.log(np.maximum(modelled, 1e-300))))
+    error_var = float(np.var(error))
+    share = input_var / (input_var + error_var) if input_var + error_var > 1e-12 else None
+    return TierDistribution(tier_key, float(p10), float(p50), float(p90), float(np.mean(tok_s >= regime.target_tok_s)),
+                            share)

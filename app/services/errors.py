@@ -8,8 +8,12 @@ class NotFound(LookupError):
 
 
 class FormInvalid(ValueError):
-    """Input failed validation; `errors` maps a field name to its message."""
+    """Input failed validation; `errors` maps a field name to its message.
 
-    def __init__(self, errors: dict[str, str]):
+    `confirmable`: every message is a warning the user may override by confirming in the same form.
+    """
+
+    def __init__(self, errors: dict[str, str], confirmable: bool = False):
         super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
         self.errors = errors
+        self.confirmable = confirmable

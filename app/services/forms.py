@@ -20,7 +20,7 @@ PROVENANCE_OPTIONS = (
 
 @dataclass(frozen=True)
 class Field:
-    """One form field. `kind` is text, textarea, int, float, select, multiselect or datetime."""
+    """One form field. `kind` is text, textarea, int, float, select, multiselect, datetime or checkbox."""
 
     name: str
     label: str
@@ -42,6 +42,7 @@ class Form:
     fields: Sequence[Field]
     raw: dict[str, Any] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
+    confirmable: bool = False  # the errors are warnings a tick in the form overrides
 
     def value(self, name: str) -> Any:
         return self.raw.get(name, [] if self._field(name).kind == "multiselect" else "")
@@ -84,6 +85,8 @@ def check(fields: Sequence[Field], data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _parse(f: Field, raw: Any) -> Any:
+    if f.kind == "checkbox":
+        return str(raw or "").strip().lower() in ("on", "yes", "true", "1")
     if f.kind == "multiselect":
         chosen = [v for v in (raw or []) if v != ""]
         allowed = {key for key, _ in f.options}

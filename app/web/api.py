@@ -9,7 +9,8 @@ from pydantic import BaseModel, Field
 
 from app.db.tables import CampaignPublic, MeasurementPublic
 from app.services import campaigns as campaign_service
-from app.services.measurements import record_measurement
+from app.db import repo
+from app.services.measurements import record_measurement, retract_measurement
 from app.services.report import build_plan
 from app.web.deps import NowDep, SessionDep
 
@@ -84,6 +85,16 @@ class MeasurementIn(BaseModel):
     value: float | str
     note: str = ""
     measured_at: datetime | None = None
+    kind: str = Field("baseline", description="'baseline' (starts the projection) or 'gate check' (judges gates only)")
+    includes: list[str] | None = Field(
+        None, description="keys of the interventions in place when it was measured; omitted: those landed or "
+                          "validated by then")
+    confirm: bool = Field(False, description="record values the checks flag as unlikely (422 with confirmable: true)")
+
+
+class RetractionIn(BaseModel):
+    reason: str = Field(description="why the measurement is wrong")
+    by: str = Field(description="who retracts it")
 
 
 @router.get("/campaigns", response_model=list[CampaignPublic])
@@ -150,10 +161,40 @@ def get_plan(campaign_id: int, session: SessionDep):
 
 @router.post("/campaigns/{campaign_id}/measurements", status_code=201, response_model=MeasurementPublic)
 def post_measurement(campaign_id: int, body: MeasurementIn, session: SessionDep, now: NowDep):
-    """Record a measurement of a regime (422 with a message per field when invalid; nothing stored)."""
+    """Record a measurement of a regime: what it includes, and whether it is a baseline or a gate check.
+
+    422 with a message per field when invalid, nothing stored; when the only problems are warnings (above the
+    hardware ceiling, more than 10x the current baseline, a baseline passing a gate without the tier's work),
+    the 422 says `confirmable: true` and the same body with `confirm: true` records it.
+    """
     campaign_service.get_campaign(session, campaign_id)
     data = body.model_dump()
     if body.measured_at is not None:
         data["measured_at"] = body.measured_at.isoformat()
     measurement = record_measurement(session, campaign_id, data, now=now, source="api")
-    return MeasurementPublic(regime=body.regime, **measurement.model_dump(exclude={"regime_id"}))
+    return _public(session, campaign_id, measurement)
+
+
+@router.post("/campaigns/{campaign_id}/measurements/{measurement_id}/retract", response_model=MeasurementPublic)
+def retract(campaign_id: int, measurement_id: int, body: RetractionIn, session: SessionDep, now: NowDep):
+    """Retract a measurement with a reason: it stays in the history and no baseline, gate or calibration uses it."""
+    campaign_service.get_campaign(session, campaign_id)
+    measurement = retract_measurement(session, campaign_id, measurement_id, body.model_dump(), now=now)
+    return _public(session, campaign_id, measurement)
+
+
+@router.get("/campaigns/{campaign_id}/measurements", response_model=list[MeasurementPublic])
+def list_measurements(campaign_id: int, session: SessionDep):
+    """Every measurement of the campaign, newest first, retracted ones included (with who, when and why)."""
+    campaign_service.get_campaign(session, campaign_id)
+    regimes = repo.regimes_of(session, campaign_id=campaign_id)
+    measurements = repo.measurements_of(session, regime_ids=[r.id for r in regimes])
+    return [_public(session, campaign_id, m) for m in measurements]
+
+
+def _public(session, campaign_id: int, measurement) -> MeasurementPublic:
+    regime = next(r for r in repo.regimes_of(session, campaign_id=campaign_id) if r.id == measurement.regime_id)
+    keys = {i.id: i.key for i in repo.interventions_of(session, campaign_id=campaign_id)}
+    includes = repo.includes_of(session, measurement_ids=[measurement.id])[measurement.id]
+    return MeasurementPublic(regime=regime.name, includes=sorted(keys[i] for i in includes if i in keys),
+                             **measurement.model_dump(exclude={"regime_id", "import_id", "confirmed"}))
