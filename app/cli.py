@@ -107,7 +107,9 @@ def cmd_import(args) -> int:
         print(f"tierplan import: no such file: {', '.join(missing)}", file=sys.stderr)
         return 2
     columns = ColumnMap(args.name_column, args.time_column, args.time_unit) if args.name_column else None
-    options = ImportOptions(args.regime, args.step_ms, args.steps, columns)
+    includes = [k.strip() for k in args.includes.split(",") if k.strip()] if args.includes is not None else None
+    options = ImportOptions(args.regime, args.step_ms, args.steps, columns, kind=args.kind, includes=includes,
+                            measured_at=args.measured_at, exclude_passes=args.exclude_passes)
     engine = make_engine(get_settings().database_url)
     now = datetime.now(UTC)
     progress = Progress(sum(p.stat().st_size for p in paths))
@@ -124,12 +126,14 @@ def cmd_import(args) -> int:
             if args.dry_run:
                 print("dry run: nothing written")
                 return 0
-            records = confirm_import(session, args.campaign, preview, now=now, batch=secrets.token_hex(16))
+            records = confirm_import(session, args.campaign, preview, now=now, batch=secrets.token_hex(16),
+                                     measured_at=args.measured_at, confirmed=args.confirm)
         except (ImportFileError, NotFound) as exc:
             print(f"tierplan import: {exc}", file=sys.stderr)
             return 2
         except FormInvalid as exc:
-            print("tierplan import: " + "; ".join(exc.errors.values()), file=sys.stderr)
+            hint = " (pass --confirm to import them as they are)" if exc.confirmable else ""
+            print("tierplan import: " + "; ".join(exc.errors.values()) + hint, file=sys.stderr)
             return 2
     print(f"imported {len(records)} file(s) as batch {records[0].batch} (tierplan undo: the campaign's import page)")
     return 0
@@ -140,6 +144,10 @@ def _print_preview(preview) -> None:
 
     for f in preview.files:
         print(f"{f.name}: {f.format}, {f.size_bytes:,} bytes, sha256 {f.sha256[:12]}")
+    if preview.named:
+        print("  names " + ", ".join(preview.named))
+    for line in preview.warnings:
+        print(f"  check: {line}")
     if preview.kind == "measurements":
         for m in preview.measurements:
             print(f"  {m.regime:<16} {m.metric:<30} {measured(m.value):>12} {m.unit:<6} {m.where}")
@@ -149,6 +157,26 @@ def _print_preview(preview) -> None:
             print(f"  {bucket:<16} {share * 100:6.1f}%")
         if preview.unmatched:
             print(f"  {len(preview.unmatched)} kernel(s) matched no rule and went to 'other'")
+        draft = preview.draft
+        if draft is not None and draft.passes:
+            print(f"  {draft.steps} decode steps ({draft.pass_method}): GPU busy {draft.gpu_busy_ms:.3f} ms, "
+                  f"{draft.host_launches:.0f} launch calls, {draft.gpu_items:.0f} GPU items a step")
+            for note in draft.pass_notes:
+                print(f"  note: {note}")
+    for line in preview.consequences:
+        print(f"  would: {line}")
+    for line in preview.problems:
+        print(f"  problem: {line}")
+    for line in preview.flagged:
+        print(f"  flagged (needs --confirm): {line}")
+
+
+def _utc(text: str) -> datetime:
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date and time like 2026-12-01T14:30, got {text!r}") from None
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -173,6 +201,13 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--name-column", help="generic kernel CSV: the kernel-name column")
     imp.add_argument("--time-column", help="generic kernel CSV: the total-time column")
     imp.add_argument("--time-unit", default="ns", choices=("ns", "us", "ms", "s"))
+    imp.add_argument("--kind", default="baseline", choices=("baseline", "gate check"),
+                     help="benchmarks: a baseline starts the projection, a gate check only judges gates")
+    imp.add_argument("--includes", help="benchmarks: comma-separated intervention keys the runs were taken with "
+                                        "(default: those landed by each run's date; '' for none)")
+    imp.add_argument("--measured-at", type=_utc, help="benchmarks: when undated runs were measured, ISO 8601 (UTC)")
+    imp.add_argument("--exclude-passes", type=int, default=0, help="traces: leave out the first N forward passes")
+    imp.add_argument("--confirm", action="store_true", help="import values the checks flag as unlikely")
     imp.add_argument("--dry-run", action="store_true", help="show the preview, write nothing")
     imp.set_defaults(func=cmd_import)
     return parser

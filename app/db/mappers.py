@@ -7,7 +7,7 @@ from app.db.tables import Effect as EffectRow
 from app.db.tables import HardwareSpec, ModelSpec
 from app.planning import ceiling as ceilings
 from app.planning import model as core
-from app.planning.baselines import baseline_step, newest_baseline
+from app.planning.baselines import rebased
 
 
 def three(row, prefix: str) -> core.ThreePoint | None:
@@ -134,19 +134,13 @@ def to_core(rows: CampaignRows) -> core.Campaign:
 
 
 def _regime(regime, rows: CampaignRows, measurements: tuple[core.Measurement, ...]) -> core.Regime:
-    baseline = newest_baseline(measurements, regime.name)
-    step_ms, step_source = baseline_step(measurements, regime.name, baseline)
     profile_row = rows.profiles.get(regime.id)
-    return core.Regime(
+    plain = core.Regime(
         name=regime.name,
         concurrency=regime.concurrency,
         target_tok_s=regime.target_tok_s,
-        baseline_tok_s=baseline.value if baseline else None,
-        baseline_measured_at=baseline.measured_at if baseline else None,
         profile=to_core_profile(profile_row, rows.shares.get(profile_row.id) if profile_row else None),
         input_tokens=regime.input_tokens,
         output_tokens=regime.output_tokens,
-        includes=baseline.includes if baseline else frozenset(),
-        step_ms=step_ms,
-        step_source=step_source,
     )
+    return rebased(plain, measurements)

@@ -86,7 +86,15 @@ def run_from_result(result: dict, source_format: str, where: str, file: str) -> 
         input_len=_int_or_none(result.get("input_len") or result.get("random_input_len")),
         output_len=_int_or_none(result.get("output_len") or result.get("random_output_len")),
         spec_decode=spec,
+        measured_at=_text(result.get("date")),
+        model=_text(result.get("model_id") or result.get("model") or result.get("tokenizer_id")),
+        gpu=_text(result.get("gpu") or result.get("gpu_name") or result.get("device")),
+        engine=_text(result.get("backend")),
     )
+
+
+def _text(value) -> str:
+    return value.strip() if isinstance(value, str) else ""
 
 
 def run_from_one_batch(record: dict, where: str, file: str) -> BenchmarkRun:
@@ -169,7 +177,7 @@ CONSOLE_LINE = re.compile(r"^\s*([^:=]+?):\s+(\S+)\s*$")
 def parse_console(text: str, file: str) -> list[BenchmarkRun]:
     """The "Serving Benchmark Result" block vLLM (or SGLang) prints, as a user pastes it."""
     metrics: dict[str, float] = {}
-    concurrency, rate = None, None
+    concurrency, rate, engine = None, None, ""
     for number, line in enumerate(text.splitlines(), start=1):
         match = CONSOLE_LINE.match(line)
         if not match or set(line.strip()) <= set("=-"):
@@ -180,6 +188,9 @@ def parse_console(text: str, file: str) -> list[BenchmarkRun]:
             continue
         if label in ("request rate configured (rps)", "traffic request rate"):
             rate = raw
+            continue
+        if label == "backend":
+            engine = raw
             continue
         name = CONSOLE_LABELS.get(label)
         latency = CONSOLE_LATENCY.match(label)
@@ -195,4 +206,4 @@ def parse_console(text: str, file: str) -> list[BenchmarkRun]:
             raise ImportFileError(file, f"line {number}", f"expected a number after {match.group(1).strip()!r}") from None
     if "output_tok_s" not in metrics:
         raise ImportFileError(file, "", "expected an 'Output token throughput (tok/s):' line")
-    return [BenchmarkRun("vllm_console", "pasted block", concurrency, rate, metrics)]
+    return [BenchmarkRun("vllm_console", "pasted block", concurrency, rate, metrics, engine=engine)]

@@ -22,24 +22,36 @@ KIND_OPTIONS = (
     ("step", "whole-step multiplier (measured in named regimes)"),
     ("time_saved", "milliseconds saved a step (named regimes)"),
     ("spec_decode", "speculative decoding"),
+    ("launch_overhead", "launch overhead removed (CUDA graphs)"),
+    ("launch_count", "launches a step changed (a fused or SDPA path)"),
 )
 THREE_POINTS = {
     "speedup": ("Speedup", "x"),
     "saved_ms": ("Time saved", "ms a step"),
     "acceptance": ("Acceptance rate", "0..1"),
     "draft_cost": ("Draft cost c", "of a step"),
+    "removed": ("Share of per-launch host cost removed", "0..1"),
+    "launches": ("Launches a step added", "negative: removed"),
 }
 
 
 SHOW_FOR = {"speedup": ("bucket", "step"), "saved_ms": ("time_saved",), "acceptance": ("spec_decode",),
-            "draft_cost": ("spec_decode",)}
+            "draft_cost": ("spec_decode",), "removed": ("launch_overhead",), "launches": ("launch_count",)}
+HELP = {
+    "draft_cost_likely": "all three blank: the hardware model gives the cost of verifying g + 1 tokens a sequence "
+                         "(it grows with concurrency)",
+    "removed_likely": "CUDA graphs replay a step with one launch: most of each launch's host cost goes (0.9-0.99)",
+    "launches_likely": "GPU kernels, memcpys and memsets a step, as the regime's trace counts them: SDPA instead of "
+                       "eager attention removes about 9 a layer",
+}
 
 
 def _triple(prefix: str) -> tuple[Field, ...]:
     label, unit = THREE_POINTS[prefix]
     return tuple(
-        Field(f"{prefix}_{point}", f"{label} {point} ({unit})", kind="float", required=False, minimum=0.0,
-              exclusive_minimum=prefix == "speedup", show_for=SHOW_FOR[prefix])
+        Field(f"{prefix}_{point}", f"{label} {point} ({unit})", kind="float", required=False,
+              minimum=None if prefix == "launches" else 0.0, exclusive_minimum=prefix == "speedup",
+              show_for=SHOW_FOR[prefix], help=HELP.get(f"{prefix}_{point}", ""))
         for point in ("low", "likely", "high")
     )
 PROVENANCES = {key for key, _ in PROVENANCE_OPTIONS}
@@ -102,7 +114,8 @@ def _spec_errors(values: dict[str, Any]) -> dict[str, str]:
     errors: dict[str, str] = {}
     if values["draft_tokens"] is None:
         errors["draft_tokens"] = "required for speculative decoding"
-    errors |= _check_triples(values, ("draft_cost",))
+    if any(values[f"draft_cost_{p}"] is not None for p in ("low", "likely", "high")):
+        errors |= _check_triples(values, ("draft_cost",))
     text = values["acceptance_per_position"]
     if text:
         try:
@@ -123,7 +136,8 @@ def _spec_errors(values: dict[str, Any]) -> dict[str, str]:
 
 
 KIND_INPUTS = {"bucket": ("speedup",), "step": ("speedup",), "time_saved": ("saved_ms",),
-               "spec_decode": ("acceptance", "draft_cost")}
+               "spec_decode": ("acceptance", "draft_cost"), "launch_overhead": ("removed",),
+               "launch_count": ("launches",)}
 
 
 def _effect_apply(session, campaign_id, row, values):
@@ -131,6 +145,8 @@ def _effect_apply(session, campaign_id, row, values):
     errors = _spec_errors(values) if kind == "spec_decode" else _check_triples(values, KIND_INPUTS[kind])
     if kind == "bucket" and not values["bucket"]:
         errors["bucket"] = "a bucket speedup needs the bucket it speeds up"
+    if kind == "launch_overhead" and not errors and not 0 <= values["removed_low"] <= values["removed_high"] <= 1:
+        errors["removed_likely"] = "a share of the launch cost lies between 0 and 1"
     if kind in ("step", "time_saved") and not values["regime_ids"]:
         errors["regime_ids"] = "this effect holds only where it was measured: name its regimes"
     if errors:

@@ -1,4 +1,4 @@
-"""Importing benchmark results and profiles: preview first, then one transaction, recorded and undoable."""
+"""Importing benchmark results and profiles: preview first (with its consequences), then one transaction, undoable."""
 
 from __future__ import annotations
 
@@ -11,27 +11,35 @@ from pathlib import Path
 from sqlmodel import Session, col, select
 
 from app.db import repo
-from app.db.tables import ImportRecord, KernelRule, Measurement, Profile, ProfileShare, Regime
+from app.db.mappers import to_core_profile
+from app.db.tables import ImportRecord, KernelRule, Measurement, MeasurementInclude, Profile, ProfileShare, Regime
 from app.importers import detect as formats
 from app.importers.benchmarks import parse_console, parse_results_json
-from app.importers.buckets import DEFAULT_RULES, bucket_kernels, step_shares
-from app.importers.errors import ImportFileError
-from app.importers.kernel_csv import ColumnMap, parse_generic, parse_nsys
-from app.importers.records import BenchmarkRun, KernelSummary
-from app.importers.torch_trace import parse_trace
+from app.importers.buckets import DEFAULT_RULES
+from app.importers.kernel_csv import ColumnMap
+from app.importers.records import BenchmarkRun
+from app.planning import model as core
+from app.planning.checks import Reading
 from app.planning.metrics import metric_unit
+from app.services.analysis import core_campaign
 from app.services.errors import FormInvalid, NotFound
+from app.services.import_effects import measurement_consequences, mismatches, profile_consequences
+from app.services.import_profiles import ProfileDraft, profile_draft, read_text
+from app.services.measurements import default_includes, problems_of
 
 PROFILE_FORMATS = {formats.TRACE, formats.NSYS, formats.KERNEL_CSV}
-TOP_KERNELS = 25
 
 
 @dataclass
 class ImportOptions:
     regime: str | None = None  # benchmark results: this regime instead of matching by concurrency
     step_ms: float | None = None  # profiles: the measured step time
-    steps: int | None = None  # profiles: how many steps the trace covers
+    steps: int | None = None  # profiles: how many steps the trace covers (found in it when it can be)
     columns: ColumnMap | None = None  # generic kernel CSV
+    kind: str = "baseline"  # measurements: baseline or gate check
+    includes: list[str] | None = None  # measurements: what they were taken with (None: landed by their date)
+    measured_at: datetime | None = None  # measurements: the date of runs the file does not date
+    exclude_passes: int = 0  # traces: leave out the first N forward passes
 
 
 @dataclass
@@ -50,9 +58,10 @@ class MeasurementRow:
     metric: str
     value: float
     unit: str
-    measured_at: str  # ISO
+    measured_at: str  # ISO; "" when neither the file nor the user dated it
     where: str  # "file.json, line 1"
     note: str
+    includes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -63,10 +72,17 @@ class Preview:
     regime: str = ""
     shares: list[tuple[str, float]] = field(default_factory=list)
     how: str = ""
-    top_kernels: list[tuple[str, str, float, int, float]] = field(default_factory=list)  # name, bucket, us, n, share
+    top_kernels: list[tuple[str, str, float, int, float]] = field(default_factory=list)
     unmatched: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # block the import until fixed
     spec_decode: list[str] = field(default_factory=list)
+    consequences: list[str] = field(default_factory=list)  # what it would change
+    warnings: list[str] = field(default_factory=list)  # shown, not blocking: another model or GPU
+    flagged: list[str] = field(default_factory=list)  # values the checks flag: confirm to import them
+    named: list[str] = field(default_factory=list)  # model, GPU, engine the files name
+    measurement_kind: str = "baseline"
+    needs_date: bool = False
+    profile: dict | None = None  # ProfileDraft as a dict
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -77,6 +93,10 @@ class Preview:
         data["files"] = [FileInfo(**f) for f in data["files"]]
         data["measurements"] = [MeasurementRow(**m) for m in data["measurements"]]
         return cls(**data)
+
+    @property
+    def draft(self) -> ProfileDraft | None:
+        return ProfileDraft.from_dict(self.profile) if self.profile else None
 
 
 def sha256_of(path: Path, chunk: int = 1 << 20) -> str:
@@ -98,7 +118,7 @@ def preview_import(
     session: Session, campaign_id: int, files: list[tuple[str, Path]], options: ImportOptions, *, now: datetime,
     on_progress=None,
 ) -> Preview:
-    """Parse the files and say what an import would write; raises ImportFileError on a bad file."""
+    """Parse the files and say what an import would write and change; raises ImportFileError on a bad file."""
     if not files:
         raise FormInvalid({"files": "choose at least one file, or paste a summary block"})
     infos = []
@@ -113,9 +133,12 @@ def preview_import(
     regimes = repo.regimes_of(session, campaign_id=campaign_id)
     if options.regime and options.regime not in {r.name for r in regimes}:
         raise FormInvalid({"regime": f"unknown regime {options.regime!r}"})
+    rows = repo.load_campaign(session, campaign_id=campaign_id)
     if kinds == {"profile"}:
-        return _profile_preview(session, campaign_id, infos, options, regimes, on_progress)
-    return _measurement_preview(infos, options, regimes, now)
+        draft = profile_draft(session, campaign_id, infos, options, regimes, rules_of(session, campaign_id),
+                              on_progress)
+        return _profile_preview(rows, infos, draft)
+    return _measurement_preview(session, rows, infos, options, regimes, now)
 
 
 def _mark_duplicates(session: Session, campaign_id: int, infos: list[FileInfo]) -> None:
@@ -131,20 +154,16 @@ def _mark_duplicates(session: Session, campaign_id: int, infos: list[FileInfo]) 
         seen.setdefault(info.sha256, info.name)
 
 
-def _read_text(info: FileInfo) -> str:
-    try:
-        return Path(info.path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ImportFileError(info.name, f"byte {exc.start}", "not UTF-8 text") from None
-
-
-def _measurement_preview(infos, options: ImportOptions, regimes: list[Regime], now: datetime) -> Preview:
-    preview = Preview("measurements", infos)
+def _measurement_preview(session, rows, infos, options: ImportOptions, regimes: list[Regime], now: datetime) -> Preview:
+    preview = Preview("measurements", infos, measurement_kind=options.kind)
     by_concurrency = {r.concurrency: r.name for r in regimes}
+    interventions = rows.interventions
+    runs: list[BenchmarkRun] = []
     for info in infos:
-        text = _read_text(info)
-        runs = parse_console(text, info.name) if info.format == formats.CONSOLE else parse_results_json(text, info.name)
-        for run in runs:
+        text = read_text(info)
+        parsed = parse_console(text, info.name) if info.format == formats.CONSOLE else parse_results_json(text, info.name)
+        for run in parsed:
+            runs.append(run)
             regime = options.regime or by_concurrency.get(run.concurrency)
             if regime is None:
                 load = f"concurrency {run.concurrency}" if run.concurrency else f"open loop at {run.request_rate} req/s"
@@ -152,97 +171,91 @@ def _measurement_preview(infos, options: ImportOptions, regimes: list[Regime], n
                     f"{info.name}, {run.where}: a run at {load} matches no regime by concurrency; choose its regime"
                 )
                 continue
-            preview.measurements += _rows(run, regime, info, now)
+            measured_at = _run_date(run) or options.measured_at
+            if measured_at is None:
+                preview.needs_date = True
+            includes = options.includes if options.includes is not None else default_includes(
+                interventions, measured_at or now)
+            preview.measurements += _rows(run, regime, info, measured_at, includes)
             if run.spec_decode:
                 preview.spec_decode.append(f"{info.name}, {run.where}: " + ", ".join(
                     f"{k.removeprefix('spec_decode_')} {v}" for k, v in run.spec_decode.items()))
+    preview.named, preview.warnings = mismatches(rows, models=[r.model for r in runs], gpus=[r.gpu for r in runs],
+                                                 engines=[r.engine for r in runs])
+    if preview.needs_date:
+        undated = sorted({m.where.split(", ")[0] for m in preview.measurements if not m.measured_at})
+        preview.consequences.append(f"{', '.join(undated)} carr{'y' if len(undated) > 1 else 'ies'} no date: give the "
+                                    "time it was measured before importing (the effects below assume now)")
+    if preview.measurements:
+        readings = [_reading(m, now) for m in preview.measurements]
+        campaign, _, _ = core_campaign(rows)
+        preview.consequences += measurement_consequences(campaign, [_core(r) for r in readings])
+        for row, found in zip(preview.measurements, problems_of(session, rows.campaign.id, readings, now=now)):
+            for problem in found:
+                line = f"{row.where}, {row.metric} {row.value:g}: {problem.message}"
+                (preview.flagged if problem.confirmable else preview.problems).append(line)
     return preview
 
 
-def _rows(run: BenchmarkRun, regime: str, info: FileInfo, now: datetime) -> list[MeasurementRow]:
-    measured_at = _run_date(info) or now
+def _rows(run: BenchmarkRun, regime: str, info: FileInfo, measured_at: datetime | None,
+          includes: list[str]) -> list[MeasurementRow]:
     load = f"max concurrency {run.concurrency}" if run.concurrency else f"request rate {run.request_rate}"
     note = f"{run.source_format}, {load}" + (f", {run.label}" if run.label else "")
     return [
-        MeasurementRow(regime, metric, value, metric_unit(metric), measured_at.isoformat(), f"{info.name}, {run.where}", note)
+        MeasurementRow(regime, metric, value, metric_unit(metric), measured_at.isoformat() if measured_at else "",
+                       f"{info.name}, {run.where}", note, list(includes))
         for metric, value in sorted(run.metrics.items())
     ]
 
 
-def _run_date(info: FileInfo) -> datetime | None:
+def _run_date(run: BenchmarkRun) -> datetime | None:
     """vLLM writes "date": "20250530-203806" (local time of the run, taken here as UTC)."""
-    if info.format != formats.RESULTS:
-        return None
     try:
-        first = json.JSONDecoder().raw_decode(Path(info.path).read_text(encoding="utf-8").lstrip())[0]
-        return datetime.strptime(first.get("date", ""), "%Y%m%d-%H%M%S").replace(tzinfo=UTC)
-    except (ValueError, AttributeError, TypeError):
+        return datetime.strptime(run.measured_at, "%Y%m%d-%H%M%S").replace(tzinfo=UTC) if run.measured_at else None
+    except ValueError:
         return None
 
 
-def _profile_preview(session, campaign_id, infos, options: ImportOptions, regimes, on_progress) -> Preview:
-    if not options.regime:
-        raise FormInvalid({"regime": "a profile belongs to one regime: choose it"})
-    summary = KernelSummary("profile")
-    for info in infos:
-        if info.format == formats.TRACE:
-            with open(info.path, "rb") as handle:
-                summary.merge(parse_trace(handle, info.name, on_progress))
-        elif info.format == formats.NSYS:
-            summary.merge(parse_nsys(_read_text(info), info.name))
-        else:
-            if options.columns is None:
-                raise FormInvalid({"name_column": f"{info.name} is a CSV tierplan does not know: name its kernel-name "
-                                                  "and total-time columns"})
-            summary.merge(parse_generic(_read_text(info), info.name, options.columns))
-    try:
-        bucketing = bucket_kernels(summary, rules_of(session, campaign_id))
-    except ValueError as exc:
-        raise FormInvalid({"files": f"a kernel rule does not compile: {exc}"}) from None
-    steps = options.steps or summary.steps_found
-    ranks = sum(1 for i in infos if i.format == formats.TRACE) or 1
-    step_ms, step_source = options.step_ms, ""
-    if step_ms is None and steps:
-        step_ms, step_source = measured_step_ms(session, next(r for r in regimes if r.name == options.regime))
-    try:
-        shares, how = step_shares(bucketing, ranks=ranks, step_ms=step_ms, steps=steps)
-    except ValueError as exc:
-        raise FormInvalid({"step_ms": str(exc)}) from None
-    if step_source:
-        how += f" (step time {step_source})"
-    if options.steps is None and summary.steps_found:
-        how += f" (steps found in the trace: {summary.steps_found})"
-    if ranks > 1:
-        how += f"; {ranks} rank files averaged"
-    return Preview(
-        "profile", infos, regime=options.regime, shares=list(shares.items()), how=how,
-        top_kernels=[(k.name, k.bucket, k.total_us, k.count, k.share_of_gpu) for k in bucketing.kernels[:TOP_KERNELS]],
-        unmatched=bucketing.unmatched,
-    )
+def _reading(row: MeasurementRow, now: datetime, kind: str = "") -> Reading:
+    return Reading(row.regime, row.metric, row.value,
+                   datetime.fromisoformat(row.measured_at) if row.measured_at else now,
+                   core.MeasurementKind(kind or "baseline"), frozenset(row.includes))
 
 
-def measured_step_ms(session: Session, regime: Regime) -> tuple[float | None, str]:
-    """The regime's step time from its newest TPOT, else from its newest throughput and concurrency."""
-    history = repo.measurements_of(session, regime_ids=[regime.id])
-    tpot = next((m for m in history if m.metric == "tpot_ms"), None)
-    if tpot is not None:
-        return tpot.value, f"from the newest tpot_ms of {regime.name}, {tpot.measured_at:%Y-%m-%d}"
-    throughput = next((m for m in history if m.metric == "output_tok_s"), None)
-    if throughput is not None and throughput.value > 0:
-        step = regime.concurrency * 1000 / throughput.value
-        return step, (f"{step:.3g} ms: concurrency {regime.concurrency} over the newest output_tok_s of "
-                      f"{regime.name}, {throughput.measured_at:%Y-%m-%d}")
-    return None, ""
+def _core(reading: Reading) -> core.Measurement:
+    return core.Measurement(reading.regime, reading.metric, reading.value, reading.measured_at, reading.kind,
+                            reading.includes)
 
 
-def confirm_import(session: Session, campaign_id: int, preview: Preview, *, now: datetime, batch: str) -> list[ImportRecord]:
-    """Write the previewed import in one transaction; refuses a file already imported or unresolved rows."""
+def _profile_preview(rows, infos, draft: ProfileDraft) -> Preview:
+    preview = Preview("profile", infos, regime=draft.regime, shares=draft.shares, how=draft.how,
+                      top_kernels=draft.top_kernels, unmatched=draft.unmatched, profile=draft.to_dict())
+    preview.named, preview.warnings = mismatches(rows, gpus=draft.devices)
+    campaign, _, _ = core_campaign(rows)
+    preview.consequences = profile_consequences(rows, campaign, draft.regime, _core_profile(draft))
+    return preview
+
+
+def _core_profile(draft: ProfileDraft) -> core.Profile:
+    row = Profile(regime_id=0, created_at=datetime.now(UTC), step_ms=draft.step_ms, gpu_items=draft.gpu_items,
+                  host_launches=draft.host_launches, gpu_gap_us=draft.gpu_gap_us, gap_measured=draft.gap_measured)
+    return to_core_profile(row, [ProfileShare(profile_id=0, bucket=b, share=s) for b, s in draft.shares])
+
+
+def confirm_import(
+    session: Session, campaign_id: int, preview: Preview, *, now: datetime, batch: str,
+    measured_at: datetime | None = None, confirmed: bool = False,
+) -> list[ImportRecord]:
+    """Write the previewed import in one transaction; refuses duplicates, unresolved rows and unconfirmed warnings."""
     duplicates = [f"{f.name} (same content as {f.duplicate_of})" for f in preview.files if f.duplicate_of]
     if duplicates:
         raise FormInvalid({"files": "already imported, so not counted twice: " + "; ".join(duplicates)})
     if preview.problems:
         raise FormInvalid({"regime": preview.problems[0]})
     regimes = {r.name: r for r in repo.regimes_of(session, campaign_id=campaign_id)}
+    confirmations: list[str] = []
+    if preview.kind == "measurements":
+        confirmations = _settle(session, campaign_id, preview, now=now, measured_at=measured_at, confirmed=confirmed)
     try:
         records = [
             ImportRecord(campaign_id=campaign_id, batch=batch, file_name=f.name, sha256=f.sha256, format=f.format,
@@ -252,21 +265,9 @@ def confirm_import(session: Session, campaign_id: int, preview: Preview, *, now:
         session.add_all(records)
         session.flush()
         if preview.kind == "measurements":
-            by_file = {f.name: r for f, r in zip(preview.files, records)}
-            for row in preview.measurements:
-                record = by_file[row.where.split(", ")[0]]
-                session.add(Measurement(
-                    regime_id=regimes[row.regime].id, metric=row.metric, value=row.value, unit=row.unit,
-                    measured_at=datetime.fromisoformat(row.measured_at), provenance="imported",
-                    source=f"import: {row.where}"[:300], note=row.note, import_id=record.id,
-                ))
+            _write_measurements(session, campaign_id, preview, records, regimes, confirmations)
         else:
-            profile = Profile(regime_id=regimes[preview.regime].id, created_at=now, import_id=records[0].id,
-                              source=f"import of {', '.join(f.name for f in preview.files)}: {preview.how}"[:300])
-            session.add(profile)
-            session.flush()
-            session.add_all(ProfileShare(profile_id=profile.id, bucket=b, share=s, provenance="imported")
-                            for b, s in preview.shares)
+            _write_profile(session, preview, records[0], regimes, now)
         session.commit()
     except Exception:
         session.rollback()
@@ -274,9 +275,63 @@ def confirm_import(session: Session, campaign_id: int, preview: Preview, *, now:
     return records
 
 
+def _settle(session, campaign_id: int, preview: Preview, *, now, measured_at, confirmed: bool) -> list[str]:
+    """Date the undated rows and run the checks again on what will be written; the warnings confirmed, a row each."""
+    for row in preview.measurements:
+        if not row.measured_at and measured_at is not None:
+            row.measured_at = measured_at.isoformat()
+    undated = sorted({m.where.split(", ")[0] for m in preview.measurements if not m.measured_at})
+    if undated:
+        raise FormInvalid({"measured_at": f"{', '.join(undated)} carries no date: give the time it was measured"})
+    readings = [_reading(m, now, preview.measurement_kind) for m in preview.measurements]
+    found = problems_of(session, campaign_id, readings, now=now)
+    errors = [f"{row.where}, {row.metric}: {p.message}" for row, ps in zip(preview.measurements, found) for p in ps
+              if not p.confirmable]
+    if errors:
+        raise FormInvalid({"measured_at" if "future" in errors[0] else "files": errors[0]})
+    warnings = [f"{row.where}, {row.metric} {row.value:g}: {p.message}"
+                for row, ps in zip(preview.measurements, found) for p in ps]
+    if warnings and not confirmed:
+        raise FormInvalid({"confirm": "; ".join(warnings)}, confirmable=True)
+    return ["; ".join(p.message for p in ps) for ps in found]
+
+
+def _write_measurements(session, campaign_id: int, preview: Preview, records, regimes, confirmations) -> None:
+    by_file = {f.name: r for f, r in zip(preview.files, records)}
+    by_key = {i.key: i.id for i in repo.interventions_of(session, campaign_id=campaign_id)}
+    for row, confirmed in zip(preview.measurements, confirmations):
+        record = by_file[row.where.split(", ")[0]]
+        measurement = Measurement(
+            regime_id=regimes[row.regime].id, metric=row.metric, value=row.value, unit=row.unit,
+            measured_at=datetime.fromisoformat(row.measured_at), provenance="imported",
+            source=f"import: {row.where}"[:300], note=row.note, import_id=record.id, kind=preview.measurement_kind,
+            confirmed=confirmed,
+        )
+        session.add(measurement)
+        session.flush()
+        session.add_all(MeasurementInclude(measurement_id=measurement.id, intervention_id=by_key[k])
+                        for k in row.includes if k in by_key)
+
+
+def _write_profile(session, preview: Preview, record: ImportRecord, regimes, now: datetime) -> None:
+    draft = preview.draft
+    profile = Profile(
+        regime_id=regimes[preview.regime].id, created_at=now, import_id=record.id,
+        source=f"import of {', '.join(f.name for f in preview.files)}: {preview.how}"[:300],
+        step_ms=draft.step_ms if draft.gpu_items else None, gpu_items=draft.gpu_items,
+        host_launches=draft.host_launches, gpu_gap_us=draft.gpu_gap_us, gap_measured=draft.gap_measured,
+        gpu_busy_ms=draft.gpu_busy_ms, trace_idle_ms=draft.trace_idle_ms, steps=draft.steps,
+        passes=draft.passes_text(), device=", ".join(draft.devices)[:200],
+    )
+    session.add(profile)
+    session.flush()
+    session.add_all(ProfileShare(profile_id=profile.id, bucket=b, share=s, provenance="imported")
+                    for b, s in preview.shares)
+
+
 def _summary(preview: Preview) -> str:
     if preview.kind == "measurements":
-        return f"{len(preview.measurements)} measurements"
+        return f"{len(preview.measurements)} measurements ({preview.measurement_kind})"
     return f"profile of {preview.regime}: " + ", ".join(f"{b} {s * 100:.0f}%" for b, s in preview.shares[:4])
 
 

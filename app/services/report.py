@@ -9,7 +9,7 @@ from sqlmodel import Session
 from app.db import repo
 from app.db.mappers import to_core_effect
 from app.db.repo import CampaignRows
-from app.planning.effects import spec_expected_tokens, spec_expected_tokens_from_positions, spec_step_cost
+from app.planning.effects import spec_cost, spec_tokens
 from app.planning.gates import GateResult
 from app.planning.metrics import METRICS, THROUGHPUT_METRIC
 from app.planning.projection import RegimeProjection, Step
@@ -50,6 +50,7 @@ class StepView:
     p90_text: str = ""
     p_target_text: str = ""
     p_target: float | None = None
+    band_text: str = ""  # how much of the band is input spread and how much model error
 
 
 @dataclass
@@ -74,6 +75,9 @@ class RegimeView:
     ceiling_detail: str = ""
     ceiling_verdict: str = ""
     target_above_ceiling: bool = False
+    includes_text: str = ""  # "baseline of 2026-12-01 includes A1, A2"
+    step_text: str = ""  # the step time and where it comes from
+    launch_text: str = ""  # what the profile says one step launches, when a trace gave it
 
 
 @dataclass
@@ -149,7 +153,7 @@ def build_plan(session: Session, campaign_id: int) -> PlanReport:
     by_regime = {p.regime: p for p in projections}
     regime_names = {r.id: r.name for r in rows.regimes}
     gate_views = [_gate_view(g, res, by_regime, regime_names) for g, res in zip(rows.gates, results, strict=True)]
-    interventions = {i.id: _intervention_view(i, rows) for i in rows.interventions}
+    interventions = {i.id: _intervention_view(i, rows, analysis) for i in rows.interventions}
     efforts = {e.tier_key: e for e in analysis.simulation.efforts}
     tiers = []
     for tier in rows.tiers:
@@ -205,7 +209,7 @@ def _step_view(step: Step, label: str, spread: TierDistribution | None = None) -
         spread_texts = dict(
             p10_text=fmt.tok_s(spread.p10_tok_s), p50_text=fmt.tok_s(spread.p50_tok_s),
             p90_text=fmt.tok_s(spread.p90_tok_s), p_target_text=fmt.probability(spread.p_target),
-            p_target=spread.p_target,
+            p_target=spread.p_target, band_text=band_text(spread.input_share),
         )
     return StepView(
         capped=step.capped,
@@ -216,7 +220,8 @@ def _step_view(step: Step, label: str, spread: TierDistribution | None = None) -
         tok_s=step.tok_s,
         tok_s_text=fmt.tok_s(step.tok_s),
         gain_text=fmt.factor(step.gain),
-        step_ms_text=fmt.number(step.step_ms, "ms"),
+        step_ms_text=fmt.number(step.step_ms, "ms") + (
+            f", {step.tokens_per_step:.2f} tokens" if step.tokens_per_step > 1.001 and step.step_ms is not None else ""),
         bottleneck=step.bottleneck,
         bottleneck_share_text=fmt.share(shares[step.bottleneck]),
         verdict_text=step.verdict.text,
@@ -225,10 +230,58 @@ def _step_view(step: Step, label: str, spread: TierDistribution | None = None) -
     )
 
 
-def _regime_view(regime, projection: RegimeProjection, rows: CampaignRows, analysis: Analysis) -> RegimeView:
-    baseline = next(
-        (m for m in rows.measurements if m.regime_id == regime.id and m.metric == THROUGHPUT_METRIC), None
+def band_text(input_share: float | None) -> str:
+    """"band: 35% input spread, 65% model error" (shares of its log-variance)."""
+    if input_share is None:
+        return ""
+    return f"band: {input_share * 100:.0f}% input spread, {(1 - input_share) * 100:.0f}% model error"
+
+
+def _baseline_row(rows: CampaignRows, regime, core_regime):
+    """The row of the measurement the core took as baseline (newest baseline-kind, not retracted)."""
+    return next(
+        (m for m in rows.measurements if m.regime_id == regime.id and m.metric == THROUGHPUT_METRIC
+         and m.kind == "baseline" and m.retracted_at is None and m.measured_at == core_regime.baseline_measured_at),
+        None,
     )
+
+
+def _includes_text(projection: RegimeProjection, baseline) -> str:
+    if baseline is None:
+        return ""
+    taken = f"baseline of {fmt.date(baseline.measured_at)}"
+    if projection.includes:
+        return f"{taken} includes {', '.join(projection.includes)}: the plan applies only the rest"
+    return f"{taken} includes none of the plan's interventions: the plan applies all of them"
+
+
+def _step_text(core_regime, step: Step) -> str:
+    if step.step_ms is None:
+        return ""
+    if core_regime.step_ms:
+        return f"Baseline step {fmt.number(step.step_ms, 'ms')}: the {core_regime.step_source}"
+    return (f"Baseline step {fmt.number(step.step_ms, 'ms')}: concurrency {core_regime.concurrency} over "
+            f"{fmt.tok_s(core_regime.baseline_tok_s)} (no TPOT measured in the baseline's state)")
+
+
+def _launch_text(core_regime) -> str:
+    from app.planning.step import host_cost_us, start_state
+
+    profile = core_regime.profile
+    if profile is None or profile.launches is None:
+        return ""
+    launches = profile.launches
+    state = start_state(profile)
+    bound = "host-bound" if float(state.launch.host()) >= float(state.step()) - 1e-9 else "GPU-bound"
+    gap = f"{fmt.plain(launches.gpu_gap_us)} µs ({'measured' if launches.gap_measured else 'assumed'})"
+    return (f"{fmt.plain(launches.host_launches)} launch calls and {fmt.plain(launches.gpu_items)} GPU work items a "
+            f"step of {fmt.number(launches.step_ms, 'ms')}; host {fmt.plain(host_cost_us(profile))} µs a launch, "
+            f"GPU gap {gap} an item, fixed host time {fmt.number(launches.host_fixed_ms, 'ms')}: {bound}")
+
+
+def _regime_view(regime, projection: RegimeProjection, rows: CampaignRows, analysis: Analysis) -> RegimeView:
+    core_regime = next(r for r in analysis.campaign.regimes if r.name == regime.name)
+    baseline = _baseline_row(rows, regime, core_regime)
     profile_row = rows.profiles.get(regime.id)
     shares = rows.shares.get(profile_row.id, []) if profile_row else []
     final = projection.final
@@ -250,7 +303,7 @@ def _regime_view(regime, projection: RegimeProjection, rows: CampaignRows, analy
         baseline_detail=(
             f"{baseline.provenance}, {fmt.date(baseline.measured_at)}, {baseline.source}"
             if baseline
-            else "no output_tok_s measurement yet"
+            else "no output_tok_s baseline yet"
         ),
         steps=steps,
         verdict_text=final.verdict.text,
@@ -258,6 +311,9 @@ def _regime_view(regime, projection: RegimeProjection, rows: CampaignRows, analy
         notes=list(projection.notes),
         profile=[(s.bucket, fmt.share(s.share), s.provenance) for s in shares],
         profile_source=profile_row.source if profile_row else "no profile",
+        includes_text=_includes_text(projection, baseline),
+        step_text=_step_text(core_regime, projection.baseline),
+        launch_text=_launch_text(core_regime),
     )
 
 
@@ -285,42 +341,54 @@ def _gate_view(gate, result: GateResult, by_regime: dict[str, RegimeProjection],
     )
 
 
-def _effect_text(effect, regime_names: list[str]) -> str:
+def _effect_text(effect, regime_names: list[str], analysis: Analysis | None = None) -> str:
     where = f"in {', '.join(regime_names)}" if regime_names else "in every regime"
     if effect.kind == "time_saved":
         saved = fmt.three_point(effect.saved_ms_low, effect.saved_ms_likely, effect.saved_ms_high, " ms")
         off = f"off {effect.bucket}" if effect.bucket else "off each step"
         return f"{saved} {off} {where}"
     if effect.kind == "spec_decode":
-        return f"{spec_decode_text(effect)} {where}"
+        return f"{spec_decode_text(effect, regime_names, analysis)} {where}"
+    if effect.kind == "launch_overhead":
+        removed = fmt.three_point(effect.removed_low * 100, effect.removed_likely * 100, effect.removed_high * 100, "%")
+        return f"launch overhead: {removed} of each launch's host cost removed {where}"
+    if effect.kind == "launch_count":
+        change = fmt.three_point(effect.launches_low, effect.launches_likely, effect.launches_high)
+        return f"launches a step changed by {change} {where}"
     speed = fmt.three_point(effect.speedup_low, effect.speedup_likely, effect.speedup_high, "x")
     if effect.kind == "step":
         return f"whole step {speed} faster {where}"
     return f"{effect.bucket} {speed} faster {where}"
 
 
-def spec_decode_text(effect) -> str:
+def spec_decode_text(effect, regime_names: list[str] = (), analysis: Analysis | None = None) -> str:
     """"speculative decoding, g = 1, acceptance 0.7 (0.5–0.85), c = 0.1: E 1.70, cost 1.10, 1.55x"."""
-    core_effect = to_core_effect(effect, frozenset())
-    spec = core_effect.spec
+    spec = to_core_effect(effect, frozenset()).spec
     if spec.per_position:
         acceptance = "per-position acceptance " + ", ".join(fmt.plain(r) for r in spec.per_position)
-        tokens = spec_expected_tokens_from_positions(spec.per_position)
     else:
         acceptance = "acceptance " + fmt.three_point(spec.acceptance.low, spec.acceptance.likely, spec.acceptance.high)
-        tokens = spec_expected_tokens(spec.acceptance.likely, spec.draft_tokens)
-    cost = fmt.three_point(spec.draft_cost.low, spec.draft_cost.likely, spec.draft_cost.high)
-    step_cost = spec_step_cost(spec.draft_tokens, spec.draft_cost.likely)
-    return (
-        f"speculative decoding, g = {spec.draft_tokens}, {acceptance}, draft cost c = {cost}: "
-        f"E = {tokens:.2f} tokens a step, step cost {step_cost:.2f}, {fmt.factor(tokens / step_cost)} faster"
-    )
+    tokens = spec_tokens(spec)
+    head = f"speculative decoding, g = {spec.draft_tokens}, {acceptance}"
+    if spec.draft_cost is not None:
+        cost = fmt.three_point(spec.draft_cost.low, spec.draft_cost.likely, spec.draft_cost.high)
+        step_cost = spec_cost(spec)
+        return (f"{head}, draft cost c = {cost}: E = {tokens:.2f} tokens a step, step cost {step_cost:.2f}, "
+                f"{fmt.factor(tokens / step_cost)} faster")
+    floors = dict(analysis.campaign.floors) if analysis else {}
+    names = list(regime_names) or list(floors)
+    costs = [(n, floors[n].verify_cost(spec.draft_tokens)) for n in names if n in floors]
+    if not costs:
+        return f"{head}, draft cost from the hardware model (enter the specs to see it): E = {tokens:.2f} tokens a step"
+    per_regime = ", ".join(f"{c:.2f} in {n} ({fmt.factor(tokens / c)} faster)" for n, c in costs)
+    return (f"{head}: E = {tokens:.2f} tokens a step; verifying {spec.draft_tokens + 1} tokens a sequence costs, "
+            f"by the hardware model, {per_regime}")
 
 
-def _intervention_view(intervention, rows: CampaignRows) -> InterventionView:
+def _intervention_view(intervention, rows: CampaignRows, analysis: Analysis | None = None) -> InterventionView:
     names = {r.id: r.name for r in rows.regimes}
     effects = [
-        (e.id, _effect_text(e, [names[rid] for rid in rows.effect_regimes.get(e.id, [])]), e.provenance)
+        (e.id, _effect_text(e, [names[rid] for rid in rows.effect_regimes.get(e.id, [])], analysis), e.provenance)
         for e in rows.effects
         if e.intervention_id == intervention.id
     ]
@@ -370,8 +438,15 @@ def _assumptions(rows: CampaignRows) -> list[str]:
     for e in rows.effects:
         if e.provenance == "assumed":
             out.append(f"{keys[e.intervention_id]}: {_effect_text(e, [names[r] for r in rows.effect_regimes.get(e.id, [])])}")
+    for regime in rows.regimes:
+        profile = rows.profiles.get(regime.id)
+        if profile is not None and profile.gpu_items:
+            out.append(f"{regime.name} profile: fixed host time {fmt.number(profile.host_fixed_ms, 'ms')} a step")
+            if not profile.gap_measured:
+                out.append(f"{regime.name} profile: GPU gap {fmt.plain(profile.gpu_gap_us or 0)} µs before each "
+                           "kernel (not measurable in the trace)")
     for m in rows.measurements:
-        if m.provenance == "assumed":
+        if m.provenance == "assumed" and m.retracted_at is None:
             out.append(f"{names[m.regime_id]} {m.metric}: {fmt.number(m.value, m.unit)}")
     for label, spec in (("hardware spec", rows.hardware), ("model spec", rows.model_spec)):
         if spec is not None:

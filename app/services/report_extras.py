@@ -56,6 +56,7 @@ class CalibrationView:
     realised_text: str = ""
     applied: bool = False
     available: bool = False
+    error_text: str = ""  # how the model-error priors stand after the campaign's own measured changes
 
 
 def ceiling_texts(ceiling: Ceiling | None, projection: RegimeProjection) -> dict:
@@ -172,9 +173,16 @@ def calibration_view(rows: CampaignRows, analysis) -> CalibrationView:
                 f"{fmt.tok_s(point.after.value)} ({fmt.date(point.after.measured_at)})"
                 if point.before and point.after else ""
             ),
+            "sigma": f"±{(math.exp(point.predicted_sigma) - 1) * 100:.0f}%" if point.predicted_sigma else "—",
         })
     if summary.bias is not None:
         view.bias_text = f"measured / predicted {fmt.factor(summary.bias)}"
     if summary.realised is not None:
         view.realised_text = f"{summary.realised * 100:.0f}% of the predicted log-gain realised"
+    if summary.error_points:
+        direction = "widens" if summary.error_scale > 1 else "narrows"
+        view.error_text = (f"{summary.error_points} measured change{'s' if summary.error_points > 1 else ''} "
+                           f"{direction} the model-error priors by {fmt.factor(summary.error_scale)}")
+    else:
+        view.error_text = "model-error priors as stated (no measured change to calibrate them yet)"
     return view

@@ -19,6 +19,7 @@ from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Field, Form, raw_values, validate
 from app.services.formatting import kernel_name, measured, timestamp
 from app.services.imports import ImportOptions, Preview, confirm_import, imports_of, preview_import, undo_import
+from app.services.measurements import KIND_OPTIONS
 from app.services.kernel_rules import RULE_FIELDS, rules_text, save_rules
 from app.web.deps import IsHtmx, NowDep, SessionDep, SettingsDep
 from app.web.pages import redirect
@@ -29,28 +30,51 @@ CHUNK = 1 << 20
 UNIT_OPTIONS = (("ns", "ns"), ("us", "µs"), ("ms", "ms"), ("s", "s"))
 
 
-def import_fields(regimes) -> tuple[Field, ...]:
+def import_fields(regimes, interventions) -> tuple[Field, ...]:
     return (
         Field("regime", "Regime", kind="select", required=False, options=tuple((r.name, r.name) for r in regimes),
               help="benchmarks: blank matches each run to the regime of its max concurrency; profiles: required"),
         Field("pasted", "Or paste vLLM's summary block", kind="textarea", required=False),
+        Field("kind", "Benchmarks recorded as", kind="select", options=KIND_OPTIONS),
+        Field("includes", "Taken with", kind="multiselect", required=False,
+              options=tuple((i.key, f"{i.key}: {i.title}") for i in interventions),
+              help="benchmarks: the interventions in place when they ran; none chosen: those landed by each run's date"),
+        Field("measured_at", "Measured at (UTC)", kind="datetime", required=False,
+              help="benchmarks: the date of runs the file does not date (a pasted block, SGLang JSONL)"),
         Field("step_ms", "Measured step time (ms)", kind="float", minimum=0, exclusive_minimum=True, required=False,
-              help="profiles: the unprofiled step time, so GPU-idle time becomes host / launch overhead"),
+              help="profiles: the unprofiled step time; blank: the regime's newest TPOT or throughput"),
         Field("steps", "Steps the profile covers", kind="int", minimum=1, required=False,
-              help="blank: ProfilerStep markers in the trace, if any"),
+              help="blank: the decode steps found in the trace (kernel tables need it)"),
+        Field("exclude_passes", "Leave out the first passes", kind="int", minimum=0, required=False,
+              help="traces: when detection cannot tell a prefill from decode, the passes to skip"),
         Field("name_column", "Kernel-name column", required=False, help="other kernel CSVs only"),
         Field("time_column", "Total-time column", required=False),
         Field("time_unit", "Time unit", kind="select", required=False, options=UNIT_OPTIONS),
     )
 
 
-def _page(request, session, campaign, form: Form, *, preview=None, token="", htmx=False, status=200, error=""):
+CONFIRM_FIELDS = (
+    Field("measured_at", "Measured at (UTC)", kind="datetime", required=False,
+          help="the date of the runs the file does not date"),
+    Field("confirm", "Import the flagged values as they are: I checked them", kind="checkbox", required=False),
+)
+IMPORT_DEFAULTS = {"time_unit": "ns", "kind": "baseline"}
+
+
+def _fields(session, campaign_id: int) -> tuple[Field, ...]:
+    return import_fields(repo.regimes_of(session, campaign_id=campaign_id),
+                         repo.interventions_of(session, campaign_id=campaign_id))
+
+
+def _page(request, session, campaign, form: Form, *, preview=None, token="", htmx=False, status=200, error="",
+          confirm: Form | None = None):
     records = [{"batch": r.batch, "file": r.file_name, "format": r.format, "size": f"{r.size_bytes:,} B",
                 "sha": r.sha256[:12], "at": timestamp(r.imported_at), "summary": r.summary}
                for r in imports_of(session, campaign.id)]
     settings = request.app.state.settings
     context = {"campaign": campaign, "form": form, "preview": _preview_view(preview) if preview else None,
-               "token": token, "records": records, "error": error, "max_upload_mb": settings.max_upload_mb}
+               "token": token, "records": records, "error": error, "max_upload_mb": settings.max_upload_mb,
+               "confirm": confirm or Form(CONFIRM_FIELDS)}
     return render(request, "import.html", context, block="import_body" if htmx else None, status=status)
 
 
@@ -70,28 +94,55 @@ def _preview_view(preview: Preview) -> dict:
         "problems": preview.problems,
         "spec_decode": preview.spec_decode,
         "blocked": bool(preview.problems) or any(f.duplicate_of for f in preview.files),
+        "consequences": preview.consequences,
+        "warnings": preview.warnings,
+        "flagged": preview.flagged,
+        "named": preview.named,
+        "needs_date": preview.needs_date,
+        "measurement_kind": preview.measurement_kind,
+        "steps": _steps_view(preview),
+    }
+
+
+def _steps_view(preview: Preview) -> dict | None:
+    draft = preview.draft
+    if draft is None or not draft.passes:
+        return None
+    idle = (f"{draft.step_ms - draft.gpu_busy_ms:.2f} ms ({(1 - draft.gpu_busy_ms / draft.step_ms) * 100:.0f}%) of the "
+            f"measured {draft.step_ms:.4g} ms step" if draft.step_ms and draft.gpu_busy_ms is not None else "")
+    return {
+        "method": draft.pass_method, "notes": draft.pass_notes,
+        "passes": [{"number": p["number"], "role": p["role"], "items": p["items"], "launches": p["launches"],
+                    "busy": f"{p['busy_ms']:.3f} ms", "ratio": f"{p['ratio']:.2f}x",
+                    "similarity": f"{p['similarity'] * 100:.0f}%"} for p in draft.passes],
+        "busy": f"{draft.gpu_busy_ms:.3f} ms", "trace_idle": f"{draft.trace_idle_ms:.2f} ms", "idle": idle,
+        "items": f"{draft.gpu_items:.0f}", "launches": f"{draft.host_launches:.0f}",
+        "gap": f"{draft.gpu_gap_us:.2f} µs ({'measured between queued kernels' if draft.gap_measured else 'assumed: no kernel waited in a queue'})",
+        "left_out": f"{draft.prefill_share * 100:.0f}%" if draft.prefill_share is not None else "",
+        "steps": draft.steps,
     }
 
 
 @router.get("/campaigns/{campaign_id:int}/import")
 def import_page(request: Request, campaign_id: int, session: SessionDep):
     campaign = campaign_service.get_campaign(session, campaign_id)
-    form = Form(import_fields(repo.regimes_of(session, campaign_id=campaign_id)), raw={"time_unit": "ns"})
-    return _page(request, session, campaign, form)
+    return _page(request, session, campaign, Form(_fields(session, campaign_id), raw=dict(IMPORT_DEFAULTS)))
 
 
 @router.post("/campaigns/{campaign_id:int}/import")
 async def upload(request: Request, campaign_id: int, session: SessionDep, settings: SettingsDep, htmx: IsHtmx,
                  now: NowDep):
     campaign = campaign_service.get_campaign(session, campaign_id)
-    fields = import_fields(repo.regimes_of(session, campaign_id=campaign_id))
+    fields = _fields(session, campaign_id)
     limit = settings.max_upload_mb * 1024 * 1024
     declared = int(request.headers.get("content-length") or 0)
     if declared > limit + CHUNK:
-        form = Form(fields, raw={"time_unit": "ns"}, errors={"files": f"the upload is larger than {settings.max_upload_mb} MB"})
+        form = Form(fields, raw=dict(IMPORT_DEFAULTS),
+                    errors={"files": f"the upload is larger than {settings.max_upload_mb} MB"})
         return _page(request, session, campaign, form, htmx=htmx, status=413)
     data = await request.form(max_files=64)
     raw = raw_values(fields, data)
+    raw["kind"] = raw["kind"] or "baseline"
     token = secrets.token_hex(16)
     folder = Path(settings.upload_dir) / token
     try:
@@ -108,7 +159,9 @@ async def upload(request: Request, campaign_id: int, session: SessionDep, settin
             if not (values["name_column"] and values["time_column"]):
                 raise FormInvalid({"time_column": "name both the kernel-name and the total-time column"})
             columns = ColumnMap(values["name_column"], values["time_column"], values["time_unit"] or "ns")
-        options = ImportOptions(values["regime"], values["step_ms"], values["steps"], columns)
+        options = ImportOptions(values["regime"], values["step_ms"], values["steps"], columns, kind=values["kind"],
+                                includes=values["includes"] or None, measured_at=values["measured_at"],
+                                exclude_passes=values["exclude_passes"] or 0)
         total = sum(path.stat().st_size for _, path in files)
         if total > settings.inline_parse_mb * 1024 * 1024:
             job = _start_job(request.app, token, campaign_id, files, options, now, total, raw)
@@ -182,7 +235,7 @@ def parse_status(request: Request, campaign_id: int, token: str, session: Sessio
         raise NotFound("no such upload being parsed")
     if job.state == "parsing":
         return _parsing_page(request, campaign, job, htmx)
-    fields = import_fields(repo.regimes_of(session, campaign_id=campaign_id))
+    fields = _fields(session, campaign_id)
     request.app.state.import_jobs.pop(token, None)
     if job.state == "failed":
         return _page(request, session, campaign, Form(fields, job.raw, job.errors), htmx=htmx, status=422)
@@ -215,16 +268,23 @@ def _load_preview(settings, token: str) -> Preview:
 
 
 @router.post("/campaigns/{campaign_id:int}/import/{token}/confirm")
-def confirm(request: Request, campaign_id: int, token: str, session: SessionDep, settings: SettingsDep,
-            htmx: IsHtmx, now: NowDep):
+async def confirm(request: Request, campaign_id: int, token: str, session: SessionDep, settings: SettingsDep,
+                  htmx: IsHtmx, now: NowDep):
     campaign = campaign_service.get_campaign(session, campaign_id)
     preview = _load_preview(settings, token)
-    fields = import_fields(repo.regimes_of(session, campaign_id=campaign_id))
+    fields = _fields(session, campaign_id)
+    data = await request.form()
+    raw = raw_values(CONFIRM_FIELDS, data)
+    values, errors = validate(CONFIRM_FIELDS, raw)
     try:
-        confirm_import(session, campaign_id, preview, now=now, batch=token)
+        if errors:
+            raise FormInvalid(errors)
+        confirm_import(session, campaign_id, preview, now=now, batch=token, measured_at=values["measured_at"],
+                       confirmed=values["confirm"])
     except FormInvalid as exc:
-        form = Form(fields, {"time_unit": "ns"}, exc.errors)
-        return _page(request, session, campaign, form, preview=preview, token=token, htmx=htmx, status=422)
+        confirm_form = Form(CONFIRM_FIELDS, raw, exc.errors, confirmable=exc.confirmable)
+        return _page(request, session, campaign, Form(fields, dict(IMPORT_DEFAULTS)), preview=preview, token=token,
+                     htmx=htmx, status=422, confirm=confirm_form)
     shutil.rmtree(Path(settings.upload_dir) / token, ignore_errors=True)
     return redirect(f"/campaigns/{campaign_id}", htmx)
 
