@@ -12,6 +12,7 @@ from app.planning.model import (
     Gate,
     Intervention,
     Measurement,
+    MeasurementKind,
     Profile,
     Regime,
     Status,
@@ -71,8 +72,10 @@ def make_gate(regime: str = "batch 1", threshold: float = 40.0, **overrides) -> 
     return Gate(**values)
 
 
-def make_measurement(value: float, measured_at: datetime, regime: str = "batch 1", metric: str = "output_tok_s") -> Measurement:
-    return Measurement(regime=regime, metric=metric, value=value, measured_at=measured_at)
+def make_measurement(value: float, measured_at: datetime, regime: str = "batch 1", metric: str = "output_tok_s",
+                     includes=(), kind: MeasurementKind = MeasurementKind.BASELINE) -> Measurement:
+    return Measurement(regime=regime, metric=metric, value=value, measured_at=measured_at, kind=kind,
+                       includes=frozenset(includes))
 
 
 __all__ = ["Status", "make_campaign", "make_gate", "make_intervention", "make_measurement", "make_regime", "make_tier"]

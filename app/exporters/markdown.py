@@ -108,12 +108,17 @@ def _regime_section(regime: RegimeView) -> list[str]:
         ["bottleneck"] + [f"{s.bottleneck} {s.bottleneck_share_text}" for s in regime.steps],
         ["verdict"] + [s.verdict_text for s in regime.steps],
         ["P50 (P10–P90)"] + [f"{s.p50_text} ({s.p10_text}–{s.p90_text})" if s.p50_text else "—" for s in regime.steps],
+        ["of the band"] + [s.band_text.removeprefix("band: ") or "—" for s in regime.steps],
         ["P(target)"] + [s.p_target_text or "—" for s in regime.steps],
     ]
     lines += table(header, rows, ["---"] + ["---:"] * len(regime.steps))
     lines.append("")
     if regime.ceiling_detail:
         lines += [f"Ceiling {regime.ceiling_text}: {inline(regime.ceiling_detail)}.", ""]
+    for text in (regime.includes_text and f"The {regime.includes_text}", regime.step_text,
+                 regime.launch_text and f"Launches: {regime.launch_text}"):
+        if text:
+            lines += [f"{inline(text)}.", ""]
     capped = [s.label for s in regime.steps if s.capped]
     if capped:
         lines += [f"Capped at the ceiling: {', '.join(capped)}.", ""]
@@ -189,6 +194,8 @@ def _analysis_sections(plan: PlanReport) -> list[str]:
         if plan.calibration.available:
             applied = "applied to the projections" if plan.calibration.applied else "not applied to the projections"
             lines += [f"Running bias: {plan.calibration.bias_text}, {plan.calibration.realised_text}; {applied}.", ""]
+    if plan.calibration:
+        lines += [f"Bands: {inline(plan.calibration.error_text)}.", ""]
     for w in plan.what_ifs:
         lines += [f"## What if one bucket got faster: {inline(w.regime)}", ""]
         lines += table(["Bucket", "Share", *w.speedups], [[b, share, *gains] for b, share, gains in w.rows],

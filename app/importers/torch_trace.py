@@ -24,6 +24,9 @@ def parse_trace(raw: BinaryIO, file: str, on_progress=None, exclude_first: int =
     summary.steps = analysis.steps
     summary.steps_found = analysis.steps.decode_steps if analysis.steps else None
     summary.whole_trace_gpu_us = analysis.all_gpu_us
+    starts = [t for t in columns.gpu_ts]
+    ends = [t + d for t, d in zip(columns.gpu_ts, columns.gpu_dur)]
+    summary.gpu_span_us = max(ends) - min(starts)
     return summary
 
 

@@ -4,9 +4,9 @@ Errors: a value that is not a finite number, not positive where the metric canno
 throughput, a latency), above 100 for a percentage, or dated more than a day ahead of now.
 Warnings, which the user may confirm in the same form: an output throughput above the regime's
 hardware ceiling (with speculative decoding among what it includes, the ceiling with every draft
-accepted), a value more than 10x away from the current baseline of its metric, and a baseline that
-passes a gate of a started tier whose interventions it does not say it includes: as a baseline the
-plan would apply them again on top of it.
+accepted), a value more than 10x away from the current baseline of its metric, and a throughput
+baseline that passes a gate of a started tier whose interventions it does not say it includes: as a
+baseline the plan would apply them again on top of it.
 """
 
 from __future__ import annotations
@@ -45,22 +45,23 @@ class Reading:
 
 def check_reading(reading: Reading, campaign: Campaign, *, now: datetime) -> list[Problem]:
     """Every problem with the reading, errors first."""
-    errors = _errors(reading, now)
+    errors = value_errors(reading, now)
     if errors:
         return errors
     return _ceiling(reading, campaign) + _jump(reading, campaign) + _double_count(reading, campaign)
 
 
-def _errors(reading: Reading, now: datetime) -> list[Problem]:
+def value_errors(reading: Reading, now: datetime) -> list[Problem]:
+    """The errors a reading has on its own, whatever the campaign (its regime may not even exist)."""
     value, metric = reading.value, METRICS.get(reading.metric)
     out = []
     if not math.isfinite(value):
         out.append(Problem("value", "must be a finite number", False))
     elif metric is not None and (value < 0 or (value == 0 and not metric.zero_allowed)):
-        out.append(Problem("value", f"a {metric.label} must be {'at least' if metric.zero_allowed else 'greater than'} 0",
+        out.append(Problem("value", f"{metric.label} must be {'at least' if metric.zero_allowed else 'greater than'} 0",
                            False))
     elif metric is not None and metric.maximum is not None and value > metric.maximum:
-        out.append(Problem("value", f"a {metric.label} is at most {metric.maximum:g} {metric.unit}", False))
+        out.append(Problem("value", f"{metric.label} is at most {metric.maximum:g} {metric.unit}", False))
     if reading.measured_at > now + FUTURE_TOLERANCE:
         out.append(Problem("measured_at", f"{reading.measured_at:%Y-%m-%d %H:%M} UTC lies in the future", False))
     return out
@@ -99,8 +100,8 @@ def _jump(reading: Reading, campaign: Campaign) -> list[Problem]:
 
 
 def _double_count(reading: Reading, campaign: Campaign) -> list[Problem]:
-    if reading.kind is not MeasurementKind.BASELINE:
-        return []
+    if reading.kind is not MeasurementKind.BASELINE or reading.metric != THROUGHPUT_METRIC:
+        return []  # only a throughput baseline starts a projection
     tiers = {t.key: t for t in campaign.tiers}
     out = []
     for gate in campaign.gates:

@@ -134,6 +134,11 @@ def project_regime(regime: Regime, campaign: Campaign, pick: str = "likely") -> 
             f"the measured baseline ({regime.baseline_tok_s:g} tok/s) is above the computed ceiling "
             f"({ceiling:.0f} tok/s): check the hardware and model specs"
         )
+    step0 = baseline_step_ms(regime)
+    launches = regime.profile.launches if regime.profile else None
+    if launches is not None and step0 and abs(launches.step_ms / step0 - 1) > 0.15:
+        notes.append(f"the profile's shares are of a {launches.step_ms:.4g} ms step, the baseline's step is "
+                     f"{step0:.4g} ms: profile the baseline's state again, or the shares may not hold")
     baseline = _snapshot(None, state, regime, campaign, ())
     steps = []
     for tier, interventions in plan_order(campaign):

@@ -187,7 +187,7 @@ def _measurement_preview(session, rows, infos, options: ImportOptions, regimes: 
         preview.consequences.append(f"{', '.join(undated)} carr{'y' if len(undated) > 1 else 'ies'} no date: give the "
                                     "time it was measured before importing (the effects below assume now)")
     if preview.measurements:
-        readings = [_reading(m, now) for m in preview.measurements]
+        readings = [_reading(m, now, options.kind) for m in preview.measurements]
         campaign, _, _ = core_campaign(rows)
         preview.consequences += measurement_consequences(campaign, [_core(r) for r in readings])
         for row, found in zip(preview.measurements, problems_of(session, rows.campaign.id, readings, now=now)):

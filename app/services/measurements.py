@@ -10,7 +10,7 @@ from sqlmodel import Session
 
 from app.db import repo
 from app.db.tables import Intervention, Measurement, MeasurementInclude
-from app.planning.checks import Problem, Reading, check_reading
+from app.planning.checks import Problem, Reading, check_reading, value_errors
 from app.planning.metrics import METRICS
 from app.planning.model import MeasurementKind, Status
 from app.services.analysis import core_campaign
@@ -95,6 +95,9 @@ def record_measurement(
     if "includes" in errors:
         errors["includes"] += "; this campaign's interventions are " + ", ".join(i.key for i in interventions)
     if errors:
+        if values.get("value") is not None and values.get("metric"):  # say what is wrong with the value too
+            own = value_errors(Reading("", values["metric"], values["value"], values.get("measured_at") or now), now)
+            errors |= {p.field: p.message for p in own if p.field not in errors}
         raise FormInvalid(errors)
     measured_at = values["measured_at"] or now
     given = data.get("includes_given") or (not hasattr(data, "getlist") and data.get("includes") is not None)

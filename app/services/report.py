@@ -275,7 +275,7 @@ def _launch_text(core_regime) -> str:
     bound = "host-bound" if float(state.launch.host()) >= float(state.step()) - 1e-9 else "GPU-bound"
     gap = f"{fmt.plain(launches.gpu_gap_us)} µs ({'measured' if launches.gap_measured else 'assumed'})"
     return (f"{fmt.plain(launches.host_launches)} launch calls and {fmt.plain(launches.gpu_items)} GPU work items a "
-            f"step of {fmt.number(launches.step_ms, 'ms')}; host {fmt.plain(host_cost_us(profile))} µs a launch, "
+            f"step of {fmt.plain(launches.step_ms)} ms; host {fmt.plain(host_cost_us(profile))} µs a launch, "
             f"GPU gap {gap} an item, fixed host time {fmt.number(launches.host_fixed_ms, 'ms')}: {bound}")
 
 
@@ -410,7 +410,7 @@ def _outcome(projection: RegimeProjection, tier_key: str) -> str:
     steps = [projection.baseline, *projection.steps]
     index = next(n for n, s in enumerate(steps) if s.tier_key == tier_key)
     before, after = steps[index - 1], steps[index]
-    gain = before.step_rel / after.step_rel
+    gain = after.gain / before.gain  # a token: speculative decoding makes a step longer and yield more
     return (
         f"{projection.regime}: {fmt.tok_s(before.tok_s)} → {fmt.tok_s(after.tok_s)} "
         f"({fmt.factor(gain)}), bottleneck then {after.bottleneck}"

@@ -30,6 +30,9 @@ class TierProjection(BaseModel):
     p50_tok_s: float | None
     p90_tok_s: float | None
     p_target: float | None = Field(description="share of Monte Carlo samples at or above the target")
+    band_input_share: float | None = Field(
+        description="of the P10-P90 band's log-variance, the share from the three-point inputs (the rest is model error)")
+    tokens_per_step: float = Field(description="tokens a sequence each step yields (speculative decoding: E)")
     effort_p50_days: float | None = Field(description="cumulative effort through this tier")
     effort_p90_days: float | None
 
@@ -38,6 +41,10 @@ class RegimePlan(BaseModel):
     name: str
     concurrency: int
     baseline_tok_s: float | None
+    baseline_measured_at: datetime | None
+    includes: list[str] = Field(description="interventions the baseline was measured with: not applied again")
+    step_ms: float | None = Field(description="the baseline's step time")
+    step_source: str = Field(description="where the step time comes from: a mean TPOT, or concurrency / throughput")
     target_tok_s: float
     ceiling_tok_s: float | None
     ceiling_bound: str | None
@@ -114,11 +121,18 @@ def get_plan(campaign_id: int, session: SessionDep):
         final = projection.final
         spreads = {d.tier_key: d for d in analysis.simulation.of(projection.regime)}
         ceiling = analysis.ceilings.get(projection.regime)
+        core_regime = next(r for r in analysis.campaign.regimes if r.name == projection.regime)
         regimes.append(
             RegimePlan(
                 name=projection.regime,
-                concurrency=next(r.concurrency for r in plan.regimes if r.name == projection.regime),
+                concurrency=core_regime.concurrency,
                 baseline_tok_s=projection.baseline.tok_s,
+                baseline_measured_at=core_regime.baseline_measured_at,
+                includes=list(projection.includes),
+                step_ms=projection.baseline.step_ms,
+                step_source=core_regime.step_source or (
+                    f"concurrency {core_regime.concurrency} over the baseline throughput" if core_regime.baseline_tok_s
+                    else ""),
                 target_tok_s=projection.target_tok_s,
                 ceiling_tok_s=projection.ceiling_tok_s,
                 ceiling_bound=ceiling.bound if ceiling else None,
@@ -129,6 +143,7 @@ def get_plan(campaign_id: int, session: SessionDep):
                         gain=s.gain, step_ms=s.step_ms, bottleneck=s.bottleneck, verdict=s.verdict.text,
                         p10_tok_s=spreads[s.tier_key].p10_tok_s, p50_tok_s=spreads[s.tier_key].p50_tok_s,
                         p90_tok_s=spreads[s.tier_key].p90_tok_s, p_target=spreads[s.tier_key].p_target,
+                        band_input_share=spreads[s.tier_key].input_share, tokens_per_step=s.tokens_per_step,
                         effort_p50_days=efforts[s.tier_key].p50_days, effort_p90_days=efforts[s.tier_key].p90_days,
                     )
                     for s in projection.steps

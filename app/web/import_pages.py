@@ -112,11 +112,11 @@ def _steps_view(preview: Preview) -> dict | None:
             f"measured {draft.step_ms:.4g} ms step" if draft.step_ms and draft.gpu_busy_ms is not None else "")
     return {
         "method": draft.pass_method, "notes": draft.pass_notes,
-        "passes": [{"number": p["number"], "role": p["role"], "items": p["items"], "launches": p["launches"],
+        "passes": [{"number": p["number"], "role": p["role"], "gpu_items": p["items"], "launches": p["launches"],
                     "busy": f"{p['busy_ms']:.3f} ms", "ratio": f"{p['ratio']:.2f}x",
                     "similarity": f"{p['similarity'] * 100:.0f}%"} for p in draft.passes],
         "busy": f"{draft.gpu_busy_ms:.3f} ms", "trace_idle": f"{draft.trace_idle_ms:.2f} ms", "idle": idle,
-        "items": f"{draft.gpu_items:.0f}", "launches": f"{draft.host_launches:.0f}",
+        "gpu_items": f"{draft.gpu_items:.0f}", "launches": f"{draft.host_launches:.0f}",
         "gap": f"{draft.gpu_gap_us:.2f} µs ({'measured between queued kernels' if draft.gap_measured else 'assumed: no kernel waited in a queue'})",
         "left_out": f"{draft.prefill_share * 100:.0f}%" if draft.prefill_share is not None else "",
         "steps": draft.steps,

@@ -23,7 +23,7 @@ def test_migrate_demo_and_export_write_a_roadmap(tmp_path):
     assert export.returncode == 0, export.stderr
     text = out.read_text(encoding="utf-8")
     assert text.startswith("# Roadmap: DeepSeek-V4-Flash on 8x RTX PRO 6000 Blackwell")
-    assert "short by 6.5x" in text
+    assert "short by 7.9x" in text
     assert "<table>" in MarkdownIt("commonmark").enable("table").render(text)
 
 
@@ -41,16 +41,26 @@ def test_import_reads_the_fixtures_and_refuses_a_second_copy(tmp_path):
     data = Path(__file__).parent.parent / "data"
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     tierplan("demo", url=url)
+    unconfirmed = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--regime",
+                           "concurrency 16", url=url)
+    assert unconfirmed.returncode == 2 and "above the hardware ceiling" in unconfirmed.stderr
+    assert "pass --confirm" in unconfirmed.stderr
+    assert "would: older than the concurrency 16 baseline" in unconfirmed.stdout
+    assert "check: the file names model 'meta-llama/Llama-3.2-3B-Instruct'" in unconfirmed.stdout
     first = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--regime",
-                     "concurrency 16", url=url)
+                     "concurrency 16", "--confirm", url=url)
     assert first.returncode == 0, first.stderr
     assert "output_tok_s" in first.stdout and "2249.25" in first.stdout and "89.77" in first.stdout
     again = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--regime",
-                     "concurrency 16", url=url)
+                     "concurrency 16", "--confirm", url=url)
     assert again.returncode == 2 and "already imported" in again.stderr
     trace = tierplan("import", str(data / "trace_eager_b1.json.gz"), "--campaign", "1", "--regime", "batch 1",
-                     "--step-ms", "11.44", "--steps", "6", url=url)
-    assert trace.returncode == 0 and "host_overhead" in trace.stdout and "83.6%" in trace.stdout
+                     "--step-ms", "11.44", url=url)
+    assert trace.returncode == 0 and "host_overhead" in trace.stdout and "87.0%" in trace.stdout
+    assert "6 decode steps (aten::embedding at the start of each pass (7 found))" in trace.stdout
+    pasted = tierplan("import", str(data / "benchmark_serving_10qps.console.txt"), "--campaign", "1", "--regime",
+                      "batch 1", "--kind", "gate check", url=url)
+    assert pasted.returncode == 2 and "carries no date" in pasted.stderr
 
 
 def test_import_names_the_bad_file_and_writes_nothing(tmp_path):

@@ -28,8 +28,11 @@ def pg_client(postgres_url, tmp_path, clock):
 def test_a_measurement_turns_its_gate_to_pass_on_postgres(pg_client):
     client, campaign_id = pg_client
     response = client.post(f"/campaigns/{campaign_id}/measurements", headers=HTMX,
-                           data={"regime": "batch 1", "metric": "output_tok_s", "value": "45"})
+                           data={"regime": "batch 1", "metric": "output_tok_s", "value": "45", "kind": "baseline",
+                                 "includes_given": "1", "includes": ["A1", "A2"]})
     assert response.status_code == 200
+    regime = client.get(f"/api/campaigns/{campaign_id}/plan").json()["regimes"][0]
+    assert regime["includes"] == ["A1", "A2"] and regime["projections"][0]["tok_s"] == 45.0
     gates = client.get(f"/api/campaigns/{campaign_id}/plan").json()["gates"]
     assert next(g for g in gates if g["regime"] == "batch 1" and g["metric"] == "output_tok_s"
                 and g["tier"] == "A")["status"] == "pass"
@@ -46,8 +49,14 @@ def test_an_import_and_its_undo_on_postgres(pg_client):
     preview = client.post(f"/campaigns/{campaign_id}/import", files=files, data={"regime": "concurrency 16"},
                           headers=HTMX)
     token = re.search(r"/import/([0-9a-f]{32})/confirm", preview.text).group(1)
-    assert client.post(f"/campaigns/{campaign_id}/import/{token}/confirm", headers=HTMX).status_code == 204
+    confirm = f"/campaigns/{campaign_id}/import/{token}/confirm"
+    assert client.post(confirm, headers=HTMX).status_code == 422  # above the ceiling: not without confirming
+    assert client.post(confirm, data={"confirm": "yes"}, headers=HTMX).status_code == 204
     assert "2249.25 tok/s" in client.get(f"/campaigns/{campaign_id}/regimes/2").text
+    measurement = client.get(f"/api/campaigns/{campaign_id}/measurements").json()[0]
+    retracted = client.post(f"/api/campaigns/{campaign_id}/measurements/{measurement['id']}/retract",
+                            json={"reason": "another model", "by": "ana"})
+    assert retracted.status_code == 200 and retracted.json()["retracted_at"] is not None
     assert client.post(f"/campaigns/{campaign_id}/imports/{token}/undo", headers=HTMX).status_code == 204
     assert "2249.25 tok/s" not in client.get(f"/campaigns/{campaign_id}/regimes/2").text
 
@@ -55,4 +64,4 @@ def test_an_import_and_its_undo_on_postgres(pg_client):
 def test_the_roadmap_exports_on_postgres(pg_client):
     client, campaign_id = pg_client
     text = client.get(f"/campaigns/{campaign_id}/roadmap.md").text
-    assert "short by 6.5x" in text and "not reachable on this hardware whatever the plan" in text
+    assert "short by 7.9x" in text and "not reachable on this hardware whatever the plan" in text

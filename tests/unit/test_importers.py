@@ -104,20 +104,61 @@ def test_files_of_no_known_format_are_refused_by_name(name, message):
     assert error.value.file == name
 
 
-def test_a_real_eager_trace_sums_gpu_time_by_kernel():
+def test_the_real_eager_trace_splits_into_its_prefill_and_six_decode_steps():
     with open(DATA / "trace_eager_b1.json.gz", "rb") as handle:
         summary = parse_trace(handle, "eager")
-    kernels = sum(count for _, count in summary.kernels.values())
-    assert kernels == 4545 + 287  # kernels plus gpu_memcpy events
-    assert summary.gpu_time_us == pytest.approx(11258.967, abs=0.01)
+    steps = summary.steps
+    assert steps.method.startswith("aten::embedding at the start of each pass")
+    assert [p.role for p in steps.passes] == ["prefill"] + ["decode"] * 6
+    assert steps.passes[0].busy_ratio == pytest.approx(1.57, abs=0.01)  # 128 tokens of prefill: GEMMs, not GEMVs
+    assert summary.whole_trace_gpu_us == pytest.approx(11258.967, abs=0.01)
+    # only the decode steps are kept: 21% of the GPU time at batch 1 was the prefill
+    assert summary.gpu_time_us == pytest.approx(8915.888, abs=0.01)
+    assert 1 - summary.gpu_time_us / summary.whole_trace_gpu_us == pytest.approx(0.208, abs=0.001)
+    assert (steps.decode_steps, steps.gpu_items, steps.host_launches) == (6, 689, 689)
+    assert steps.busy_ms == pytest.approx(1.486, abs=0.001)
+    assert steps.trace_idle_ms == pytest.approx(32.8, abs=0.1)  # under the profiler, not the 11.44 ms step
+    assert steps.gpu_gap_us is None  # every kernel waited for its launch: the GPU's own gap cannot be seen
+
+
+def test_the_graphs_trace_is_six_replays_of_one_launch_each():
+    with open(DATA / "trace_graphs_b1.json.gz", "rb") as handle:
+        summary = parse_trace(handle, "graphs")
+    steps = summary.steps
+    assert steps.method == "one cudaGraphLaunch a pass (6 replays)"
+    assert [p.role for p in steps.passes] == ["decode"] * 6
+    assert (steps.gpu_items, steps.host_launches) == (686, 1)
+    assert steps.busy_ms == pytest.approx(1.6105, abs=1e-3)
+    assert steps.gpu_gap_us == pytest.approx(0.416, abs=0.01)  # measured between queued kernels of a replay
+    assert summary.devices == ["NVIDIA H200"]
+
+
+def test_excluding_passes_leaves_them_out_as_asked():
+    with open(DATA / "trace_eager_b1.json.gz", "rb") as handle:
+        summary = parse_trace(handle, "eager", exclude_first=3)
+    assert [p.role for p in summary.steps.passes] == ["excluded"] * 3 + ["decode"] * 4
+    assert summary.steps.decode_steps == 4
+    assert any("first 3 passes excluded" in note for note in summary.steps.notes)
+
+
+def test_the_router_softmax_and_top_k_of_the_eager_moe_go_to_moe():
+    with open(DATA / "trace_eager_b1.json.gz", "rb") as handle:
+        bucketing = bucket_kernels(parse_trace(handle, "eager"))
+    router = [k for k in bucketing.kernels if k.name.startswith("[router] ")]
+    assert {k.bucket for k in router} == {"moe"}
+    assert any("softmax_warp_forward" in k.name for k in router) and any("gatherTopK" in k.name for k in router)
+    # the attention softmax of the same layers is not a router: it stays in attention
+    assert any("softmax_warp_forward" in k.name and k.bucket == "attention" for k in bucketing.kernels)
+    grouped = [k for k in bucketing.kernels if "GroupProblemShape" in k.name]
+    assert grouped and {k.bucket for k in grouped} == {"moe"}  # torch._grouped_mm's CUTLASS grouped GEMM
 
 
 def test_at_batch_1_the_eager_decode_is_mostly_idle_gpu():
     with open(DATA / "trace_eager_b1.json.gz", "rb") as handle:
-        bucketing = bucket_kernels(parse_trace(handle, "eager"))
-    shares, how = step_shares(bucketing, ranks=1, step_ms=11.44, steps=6)
-    # 11.26 ms of GPU time over 6 steps of 11.44 ms: 16% busy, 84% host / launch overhead
-    assert shares[HOST_BUCKET] == pytest.approx(1 - 11.258967 / (6 * 11.44), abs=1e-6)
+        summary = parse_trace(handle, "eager")
+    shares, how = step_shares(bucket_kernels(summary), ranks=1, step_ms=11.44, steps=summary.steps_found)
+    # 8.92 ms of decode GPU time over 6 steps of 11.44 ms: 13% busy, 87% host / launch overhead
+    assert shares[HOST_BUCKET] == pytest.approx(1 - 8915.888 / (6 * 11440), abs=1e-6)
     assert "host / launch overhead" in how
 
 
@@ -128,6 +169,7 @@ def test_rank_files_of_one_run_are_averaged():
     shares, _ = step_shares(one, ranks=2, step_ms=1.8, steps=6)
     # two copies of one rank average back to that rank: 9.66 ms of GPU time over 6 steps of 1.8 ms
     assert shares[HOST_BUCKET] == pytest.approx(1 - 9663.118 / (6 * 1800), abs=1e-4)
+    assert summary.steps.gpu_items == 686 and summary.steps.decode_steps == 6
 
 
 def test_a_truncated_gzip_trace_is_refused():
@@ -136,7 +178,7 @@ def test_a_truncated_gzip_trace_is_refused():
 
 
 def test_more_gpu_time_than_the_steps_hold_is_refused():
-    with open(DATA / "trace_eager_b1.json.gz", "rb") as handle:
+    with open(DATA / "trace_graphs_b1.json.gz", "rb") as handle:
         bucketing = bucket_kernels(parse_trace(handle, "eager"))
     with pytest.raises(ValueError, match="check the step time"):
         step_shares(bucketing, ranks=1, step_ms=1.0, steps=2)

@@ -69,16 +69,48 @@ def test_calibration_compares_predicted_and_measured_gain():
     regime = make_regime()
     landed = make_intervention("A1", step_effect(2.0, "batch 1"), status=Status.LANDED,
                                started_at=datetime(2026, 11, 10), landed_at=datetime(2026, 11, 20))
-    measurements = (make_measurement(10, datetime(2026, 11, 1)), make_measurement(15, datetime(2026, 11, 21)))
+    measurements = (make_measurement(10, datetime(2026, 11, 1)),
+                    make_measurement(15, datetime(2026, 11, 21), includes={"A1"}))
     summary = calibrate(make_campaign([regime], [landed], measurements=measurements))
     point = summary.points[0]
+    assert point.key == "A1"
     assert (point.predicted_gain, point.measured_gain) == (pytest.approx(2.0), pytest.approx(1.5))
     assert summary.bias == pytest.approx(0.75)
     assert summary.realised == pytest.approx(math.log(1.5) / math.log(2))
 
 
-def test_calibration_waits_for_a_measurement_after_landing():
+def test_calibration_pairs_measurements_by_what_they_include_not_by_dates():
+    regime = make_regime()
+    a1 = make_intervention("A1", step_effect(2.0, "batch 1"))
+    a2 = make_intervention("A2", step_effect(1.5, "batch 1"))
+    measurements = (
+        make_measurement(10, datetime(2026, 11, 1)),
+        make_measurement(19, datetime(2026, 11, 5), includes={"A1"}),
+        make_measurement(30, datetime(2026, 11, 9), includes={"A1", "A2"}),
+    )
+    points = calibrate(make_campaign([regime], [a1, a2], measurements=measurements)).points
+    assert [(p.key, round(p.measured_gain, 3), p.predicted_gain) for p in points] == [
+        ("A1", 1.9, pytest.approx(2.0)), ("A2", round(30 / 19, 3), pytest.approx(1.5))]
+
+
+def test_calibration_waits_for_a_measurement_that_includes_the_landed_work():
     landed = make_intervention("A1", step_effect(2.0, "batch 1"), status=Status.LANDED,
                                landed_at=datetime(2026, 11, 20))
-    summary = calibrate(make_campaign([make_regime()], [landed], measurements=(make_measurement(10, datetime(2026, 11, 1)),)))
-    assert summary.bias is None and summary.points[0].reason == "no throughput measured since it landed"
+    after_but_without = make_measurement(11, datetime(2026, 11, 21))  # taken after it landed, but says not with it
+    summary = calibrate(make_campaign([make_regime()], [landed],
+                                      measurements=(make_measurement(10, datetime(2026, 11, 1)), after_but_without)))
+    assert summary.bias is None and summary.points[0].reason == "no throughput measurement includes it yet"
+
+
+def test_measured_changes_that_miss_widen_the_model_error_and_hits_narrow_it():
+    regime = make_regime()
+    a1 = make_intervention("A1", step_effect(2.0, "batch 1"))
+    before = make_measurement(10, datetime(2026, 11, 1))
+    missed = calibrate(make_campaign([regime], [a1], measurements=(
+        before, make_measurement(12, datetime(2026, 11, 5), includes={"A1"}))))
+    hit = calibrate(make_campaign([regime], [a1], measurements=(
+        before, make_measurement(20, datetime(2026, 11, 5), includes={"A1"}))))
+    # predicted 2x with sigma 0.25 x ln 2 = 0.173 on ln(gain); measured 1.2x is z = ln(0.6) / 0.173 = -2.95
+    assert missed.error_scale == pytest.approx(math.sqrt((4 + (math.log(0.6) / (0.25 * math.log(2))) ** 2) / 5))
+    assert missed.error_scale > 1 > hit.error_scale
+    assert hit.error_scale == pytest.approx(math.sqrt(4 / 5))

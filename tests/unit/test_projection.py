@@ -89,14 +89,20 @@ def test_rejected_interventions_are_left_out():
     assert result.after("A").step_rel == pytest.approx(1.0)
 
 
-def test_a_landed_intervention_is_not_counted_twice_in_a_later_baseline():
-    from datetime import datetime
+def test_an_intervention_the_baseline_includes_is_not_applied_again():
+    regime = make_regime(includes=frozenset({"A1"}))
+    a1 = make_intervention("A1", step_effect(4.0, "batch 1"), status=Status.IN_PROGRESS)
+    a2 = make_intervention("A2", step_effect(2.0, "batch 1"))
+    result = project(regime, a1, a2)
+    assert result.after("A").step_rel == pytest.approx(0.5)  # A2 only
+    assert result.after("A").applied == ("A2",)
+    assert result.includes == ("A1",)
 
-    tier = make_tier("A", 1, started_at=datetime(2026, 11, 16))
-    regime = make_regime(baseline_measured_at=datetime(2026, 11, 20))
-    result = project(regime, make_intervention("A1", step_effect(4.0, "batch 1"), status=Status.LANDED), tiers=(tier,))
-    assert result.after("A").step_rel == pytest.approx(1.0)
-    assert any("already in the baseline" in note for note in result.notes)
+
+def test_a_landed_intervention_the_baseline_does_not_include_is_still_applied():
+    regime = make_regime()  # measured before A1 landed, and says so
+    result = project(regime, make_intervention("A1", step_effect(4.0, "batch 1"), status=Status.LANDED))
+    assert result.after("A").step_rel == pytest.approx(0.25)
 
 
 def test_a_bucket_missing_from_the_profile_is_reported_not_silently_dropped():

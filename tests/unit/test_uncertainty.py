@@ -38,12 +38,34 @@ def test_percentiles_are_ordered_and_bracket_the_likely_projection():
     assert step.p10_tok_s < likely < step.p90_tok_s
 
 
-def test_point_estimates_give_no_spread():
+def test_point_estimates_leave_only_the_model_error_in_the_band():
+    import math
+
     regime = make_regime()
     campaign = make_campaign([regime], [make_intervention("A", step_effect(3.0, "batch 1"))])
-    step = simulate(campaign, 500, seed=0).of("batch 1")[0]
-    assert step.p10_tok_s == step.p50_tok_s == step.p90_tok_s == pytest.approx(30.0)
+    step = simulate(campaign, 20_000, seed=0).of("batch 1")[0]
+    assert step.input_share == pytest.approx(0.0, abs=1e-9)
+    # ln(tok/s) ~ N(ln 30, (0.25 ln 3)^2): P10 and P90 at 1.2816 standard deviations
+    sigma = 0.25 * math.log(3)
+    assert step.p50_tok_s == pytest.approx(30.0, rel=0.01)
+    assert step.p10_tok_s == pytest.approx(30.0 * math.exp(-1.2816 * sigma), rel=0.01)
+    assert step.p90_tok_s == pytest.approx(30.0 * math.exp(1.2816 * sigma), rel=0.01)
     assert step.p_target == 0.0
+
+
+def test_an_effect_that_changes_nothing_adds_no_model_error():
+    regime = make_regime()
+    campaign = make_campaign([regime], [make_intervention("A", step_effect(1.0, "batch 1"))])
+    step = simulate(campaign, 500, seed=0).of("batch 1")[0]
+    assert step.p10_tok_s == step.p50_tok_s == step.p90_tok_s == pytest.approx(10.0)
+
+
+def test_the_band_says_how_much_is_input_spread_and_how_much_model_error():
+    regime = make_regime()
+    wide = make_intervention("A", Effect(kind=EffectKind.BUCKET, bucket="attention", speedup=ThreePoint(1.2, 2.5, 8),
+                                         regimes=frozenset()))
+    step = simulate(make_campaign([regime], [wide]), 5000, seed=2).of("batch 1")[0]
+    assert 0.5 < step.input_share < 1
 
 
 def test_probability_of_the_target_counts_samples_at_or_above_it():

@@ -33,8 +33,8 @@ def test_editing_an_effect_changes_the_projection(client, demo_id):
     response = client.post(f"/campaigns/{demo_id}/effects/1/edit", data=form, headers=HTMX)
     assert response.status_code == 204 and response.headers["HX-Redirect"] == f"/campaigns/{demo_id}"
     after_a = plan_json(client, demo_id)["regimes"][0]["projections"][0]
-    # A2 is MTP speculative decoding at batch 1: E = 1 + 0.7, cost 1 + 0.1
-    assert after_a["tok_s"] == pytest.approx(10 * 2 * 1.7 / 1.1)
+    # A2 is MTP speculative decoding: E = 1 + 0.7, at the hardware model's verification cost at batch 1, 1.34
+    assert after_a["tok_s"] == pytest.approx(10 * 2 * 1.7 / 1.3395, rel=1e-3)
 
 
 def test_a_step_multiplier_without_regimes_is_refused(client, demo_id):
@@ -83,7 +83,10 @@ def test_a_gate_can_be_added_and_is_pending_until_measured(client, demo_id):
 def test_starting_a_tier_lets_its_gates_judge_new_measurements(client, demo_id):
     form = {"key": "B", "name": "Custom kernels", "position": "1", "started_at": "2026-11-30T09:00"}
     assert client.post(f"/campaigns/{demo_id}/tiers/2/edit", data=form, headers=HTMX).status_code == 204
-    client.post(f"/api/campaigns/{demo_id}/measurements", json={"regime": "batch 1", "metric": "output_tok_s", "value": 120})
+    body = {"regime": "batch 1", "metric": "output_tok_s", "value": 120, "kind": "gate check"}
+    refused = client.post(f"/api/campaigns/{demo_id}/measurements", json=body)
+    assert refused.status_code == 422 and "12 times the current baseline" in refused.json()["errors"]["value"]
+    assert client.post(f"/api/campaigns/{demo_id}/measurements", json={**body, "confirm": True}).status_code == 201
     statuses = {(g["tier"], g["regime"], g["metric"]): g["status"] for g in plan_json(client, demo_id)["gates"]}
     assert statuses[("B", "batch 1", "output_tok_s")] == "pass"
 
@@ -116,7 +119,7 @@ def test_deleting_an_effect_removes_it_from_the_plan(client, demo_id):
     response = client.post(f"/campaigns/{demo_id}/effects/1/delete", follow_redirects=False)
     assert response.status_code == 303
     after_a = plan_json(client, demo_id)["regimes"][0]["projections"][0]
-    assert after_a["tok_s"] == pytest.approx(10 * 1.7 / 1.1)  # only A2's speculative decoding remains
+    assert after_a["tok_s"] == pytest.approx(10 * 1.7 / 1.3395, rel=1e-3)  # only A2's speculative decoding remains
 
 
 def test_rows_of_another_campaign_are_not_found(client, demo_id):

@@ -75,8 +75,10 @@ def test_a_time_saved_effect_takes_milliseconds_off_the_step(client, demo_id):
             "saved_ms_high": "1.5", "regime_ids": ["1"], "provenance": "reported", "note": "-0.8 to -1.5 ms TPOT"}
     assert client.post(f"/campaigns/{demo_id}/effects/1/edit", data=form, headers=HTMX).status_code == 204
     after_a = plan_json(client, demo_id)["regimes"][0]["projections"][0]
-    # the 100 ms step loses 1.2 ms, then A2 divides it by 1.7 / 1.1
-    assert after_a["step_ms"] == pytest.approx(98.8 / (1.7 / 1.1))
+    # the 100 ms step loses 1.2 ms; then A2 verifies 2 tokens a sequence in a step 1.34x as long, yielding 1.7
+    assert after_a["step_ms"] == pytest.approx(98.8 * 1.3395, rel=1e-3)
+    assert after_a["tokens_per_step"] == pytest.approx(1.7)
+    assert after_a["tok_s"] == pytest.approx(1000 / 98.8 * 1.7 / 1.3395, rel=1e-3)
 
 
 def test_the_suggested_order_is_shown_beside_the_team_tiers(client, demo_id):
@@ -100,8 +102,9 @@ def test_landing_an_intervention_and_measuring_after_it_calibrates_the_plan(clie
             "effort_low_days": "1", "effort_likely_days": "2", "effort_high_days": "4",
             "effort_provenance": "reported", "started_at": "2026-11-16T09:00", "landed_at": "2026-11-25T09:00"}
     assert client.post(f"/campaigns/{demo_id}/interventions/1/edit", data=form, headers=HTMX).status_code == 204
-    client.post(f"/api/campaigns/{demo_id}/measurements",
-                json={"regime": "batch 1", "metric": "output_tok_s", "value": 36.0})
+    stored = client.post(f"/api/campaigns/{demo_id}/measurements",
+                         json={"regime": "batch 1", "metric": "output_tok_s", "value": 36.0})
+    assert stored.json()["includes"] == ["A1"]  # by default, what had landed by then
     plan = plan_json(client, demo_id)
     # predicted 4.8x at batch 1, measured 36 / 10 = 3.6x; concurrency 16 has no measurement after landing
     assert plan["calibration_bias"] == pytest.approx(0.75)
@@ -114,8 +117,9 @@ def test_landing_an_intervention_and_measuring_after_it_calibrates_the_plan(clie
     assert calibrated["calibration_applied"] is True
     # A1 is landed and already in the new baseline (36 tok/s); A2's gain is scaled to log(3.6) / log(4.8)
     realised = math.log(3.6) / math.log(4.8)
-    assert calibrated["regimes"][0]["projections"][0]["tok_s"] == pytest.approx(36 * (1.7 / 1.1) ** realised)
-    assert before == pytest.approx(36 * 1.7 / 1.1)
+    assert calibrated["regimes"][0]["projections"][0]["tok_s"] == pytest.approx(36 * (1.7 / 1.3395) ** realised,
+                                                                                rel=1e-3)
+    assert before == pytest.approx(36 * 1.7 / 1.3395, rel=1e-3)
 
 
 def test_the_specs_page_and_forms(client, demo_id):

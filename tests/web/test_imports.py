@@ -1,5 +1,6 @@
 """Imports through the page: preview, confirm, duplicates, undo, and bad files that change nothing."""
 
+import html
 import re
 from pathlib import Path
 
@@ -39,6 +40,10 @@ def token_of(html: str) -> str:
     return re.search(r"/import/([0-9a-f]{32})/confirm", html).group(1)
 
 
+def confirm(client, campaign_id, token, **fields):
+    return client.post(f"/campaigns/{campaign_id}/import/{token}/confirm", data=fields, headers=HTMX)
+
+
 def test_a_vllm_result_previews_then_imports_its_figures(client, app, demo_id):
     before = counts(app)
     preview = upload(client, demo_id, "benchmark_serving_10qps.json", regime="concurrency 16")
@@ -46,21 +51,47 @@ def test_a_vllm_result_previews_then_imports_its_figures(client, app, demo_id):
     assert 'data-metric="output_tok_s">2249.25 tok/s' in preview.text
     assert 'data-metric="p99_ttft_ms">89.77 ms' in preview.text
     assert counts(app) == before, "a preview writes nothing"
-    done = client.post(f"/campaigns/{demo_id}/import/{token_of(preview.text)}/confirm", headers=HTMX)
-    assert done.status_code == 204
+    text = html.unescape(preview.text)
+    # the file is a Llama-3.2-3B run on 4x L40S: the preview says so before anything is written
+    assert "The files name: model meta-llama/Llama-3.2-3B-Instruct, GPU 4xNVIDIA_L40S, engine vllm." in text
+    assert "the campaign's model spec is 'DeepSeek-V4-Flash'" in text
+    assert "the campaign's hardware spec is 'NVIDIA RTX PRO 6000 Blackwell'" in text
+    # run on 2025-05-30, before the demo's baseline: history only
+    assert "older than the concurrency 16 baseline of 2026-11-02 (23.0 tok/s)" in text
+    assert "above the hardware ceiling of this regime (1,727 tok/s)" in text
+    token = token_of(preview.text)
+    refused = confirm(client, demo_id, token)
+    assert refused.status_code == 422 and counts(app) == before
+    assert "above the hardware ceiling" in html.unescape(refused.text)
+    assert confirm(client, demo_id, token, confirm="yes").status_code == 204
     assert counts(app) == (before[0] + 15, before[1], before[2] + 1)
     history = client.get(f"/campaigns/{demo_id}/regimes/2").text
-    assert "2249.25 tok/s" in history and "89.77 ms" in history
+    assert "2249.25 tok/s" in history and "89.77 ms" in history and "recorded despite" in history
 
 
 def test_runs_are_matched_to_regimes_by_concurrency(client, app, demo_id):
-    preview = upload(client, demo_id, "vllm_serve_append.json")
+    preview = upload(client, demo_id, "vllm_serve_append.json", includes=["A1", "A2"])
     assert preview.status_code == 200
-    token = token_of(preview.text)
-    assert client.post(f"/campaigns/{demo_id}/import/{token}/confirm", headers=HTMX).status_code == 204
+    text = html.unescape(preview.text)
+    assert "becomes the batch 1 baseline: 10.0 tok/s → 44.1 tok/s (taken with A1, A2)" in text
+    assert "its mean TPOT, 21.1 ms, becomes the batch 1 step time" in text
+    assert "gate of tier A, concurrency 16 output_tok_s >= 40: pending → pass" in text
+    assert confirm(client, demo_id, token_of(preview.text)).status_code == 204
     plan = client.get(f"/api/campaigns/{demo_id}/plan").json()
-    # dated 2026-11-20, after the demo's baselines: these are the new baselines
+    # dated 2026-11-20, after the demo's baselines: these are the new baselines, taken with tier A's work
     assert [r["baseline_tok_s"] for r in plan["regimes"]] == [44.1, 61.7]
+    assert [r["includes"] for r in plan["regimes"]] == [["A1", "A2"], ["A1", "A2"]]
+    assert plan["regimes"][0]["step_ms"] == 21.1 and plan["regimes"][0]["step_source"].startswith("mean TPOT")
+
+
+def test_runs_that_pass_a_gate_without_saying_they_include_the_tier_are_flagged(client, app, demo_id):
+    preview = upload(client, demo_id, "vllm_serve_append.json")
+    assert "does not include A1, A2" in html.unescape(preview.text)
+    assert confirm(client, demo_id, token_of(preview.text)).status_code == 422
+    as_checks = upload(client, demo_id, "vllm_serve_append.json", kind="gate check")
+    assert "recorded as a gate check: the baseline stays 10.0 tok/s" in html.unescape(as_checks.text)
+    assert confirm(client, demo_id, token_of(as_checks.text)).status_code == 204
+    assert [r["baseline_tok_s"] for r in client.get(f"/api/campaigns/{demo_id}/plan").json()["regimes"]] == [10, 23]
 
 
 def test_an_open_loop_run_needs_its_regime_chosen(client, app, demo_id):
@@ -71,7 +102,7 @@ def test_an_open_loop_run_needs_its_regime_chosen(client, app, demo_id):
 
 def test_the_same_file_twice_is_recognised_and_not_counted_twice(client, app, demo_id):
     first = upload(client, demo_id, "benchmark_serving_10qps.json", regime="concurrency 16")
-    client.post(f"/campaigns/{demo_id}/import/{token_of(first.text)}/confirm", headers=HTMX)
+    confirm(client, demo_id, token_of(first.text), confirm="yes")
     before = counts(app)
     again = client.post(f"/campaigns/{demo_id}/import", headers=HTMX, data={"regime": "concurrency 16"},
                         files=[("files", ("renamed.json", (DATA / "benchmark_serving_10qps.json").read_bytes()))])
@@ -84,24 +115,41 @@ def test_an_import_is_undone_as_a_whole(client, app, demo_id):
     before = counts(app)
     preview = upload(client, demo_id, "sglang_one_batch.jsonl")
     token = token_of(preview.text)
-    client.post(f"/campaigns/{demo_id}/import/{token}/confirm", headers=HTMX)
+    assert "carries no date" in preview.text
+    undated = confirm(client, demo_id, token)
+    assert undated.status_code == 422 and "carries no date" in undated.text and counts(app) == before
+    assert confirm(client, demo_id, token, measured_at="2026-11-03T10:00").status_code == 204
     assert counts(app)[0] == before[0] + 8
     assert client.post(f"/campaigns/{demo_id}/imports/{token}/undo", headers=HTMX).status_code == 204
     assert counts(app) == before
 
 
-def test_a_trace_becomes_the_regime_profile_with_the_idle_share(client, app, demo_id):
-    preview = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1", step_ms="11.44", steps="6")
-    assert 'data-bucket="host_overhead">83.6%' in preview.text
-    client.post(f"/campaigns/{demo_id}/import/{token_of(preview.text)}/confirm", headers=HTMX)
+def test_a_trace_becomes_the_decode_profile_with_the_idle_share(client, app, demo_id):
+    preview = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1", step_ms="11.44")
+    text = re.sub(r"<[^>]+>", "", html.unescape(preview.text))
+    # 6 decode steps of 11.44 ms, the prefill left out: 87% of the step is host / launch overhead
+    assert 'data-bucket="host_overhead">87.0%' in preview.text
+    assert "6 decode steps kept (aten::embedding at the start of each pass (7 found)); 21% of the trace's GPU " \
+           "time left out (prefill and other passes)" in text
+    assert "689 launch calls for 689 GPU work items" in text
+    assert preview.text.count('data-role="prefill"') == 1 and preview.text.count('data-role="decode"') == 6
+    # what it changes, before it changes it
+    assert "replaces the batch 1 profile of 2026-11-02 (DOMAIN.md: batch-1 profile" in text
+    assert "effect of B1 on bucket attention would then apply to 0.1% of the step (63% before)" in text
+    assert "the file names GPU 'NVIDIA H200', the campaign's hardware spec is 'NVIDIA RTX PRO 6000 Blackwell'" in text
+    confirm(client, demo_id, token_of(preview.text))
     regime = client.get(f"/campaigns/{demo_id}/regimes/1").text
-    assert "host_overhead" in regime and "84%" in regime and "imported" in regime
+    assert "host_overhead" in regime and "87%" in regime and "imported" in regime
+    assert "689 launch calls and 689 GPU work items a step of 11.44 ms" in regime
 
 
 def test_the_console_block_can_be_pasted(client, app, demo_id):
     pasted = (DATA / "benchmark_serving_10qps.console.txt").read_text()
     preview = upload(client, demo_id, regime="concurrency 16", pasted=pasted)
     assert preview.status_code == 200 and 'data-metric="output_tok_s">2249.25 tok/s' in preview.text
+    assert "pasted summary block carries no date" in preview.text, "a pasted block is not dated now"
+    dated = upload(client, demo_id, regime="concurrency 16", pasted=pasted, measured_at="2026-12-01T09:00")
+    assert "becomes the concurrency 16 baseline: 23.0 tok/s → 2,249 tok/s" in html.unescape(dated.text)
 
 
 @pytest.mark.parametrize(
@@ -147,11 +195,11 @@ def test_kernel_rules_are_editable_and_used(client, app, demo_id):
 
 def test_a_large_upload_is_parsed_in_the_background_with_progress(client, app, demo_id):
     app.state.settings.inline_parse_mb = 0
-    first = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1", step_ms="11.44", steps="6")
+    first = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1", step_ms="11.44")
     assert first.status_code == 200 and "Parsing…" in first.text
     token = re.search(r"/import/([0-9a-f]{32})/status", first.text).group(1)
     status = wait_for_parse(client, demo_id, token)
-    assert 'data-bucket="host_overhead">83.6%' in status.text
+    assert 'data-bucket="host_overhead">87.0%' in status.text
     assert client.post(f"/campaigns/{demo_id}/import/{token}/confirm", headers=HTMX).status_code == 204
 
 
@@ -167,6 +215,6 @@ def test_a_bad_large_upload_reports_its_error_after_parsing(client, app, demo_id
 
 def test_without_a_step_time_the_regime_measured_one_is_used(client, app, demo_id):
     client.post(f"/api/campaigns/{demo_id}/measurements", json={"regime": "batch 1", "metric": "tpot_ms", "value": 11.44})
-    preview = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1", steps="6")
-    assert 'data-bucket="host_overhead">83.6%' in preview.text
+    preview = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1")
+    assert 'data-bucket="host_overhead">87.0%' in preview.text
     assert "step time from the newest tpot_ms of batch 1" in preview.text

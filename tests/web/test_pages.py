@@ -52,9 +52,10 @@ def test_a_bad_campaign_form_comes_back_422_with_messages_and_values(client):
 def test_the_plan_page_shows_projections_computed_from_the_stored_inputs(client, demo_id):
     page = client.get(f"/campaigns/{demo_id}")
     assert page.status_code == 200
-    # batch 1: 10 x 4.8 (A1) x 1.7 / 1.1 (A2, MTP with acceptance 0.7, draft cost 0.1) = 74.2 after A;
-    # then attention 0.63 / 2.5 and moe 0.15 / 2: step 1 - 0.378 - 0.075 = 0.547, 74.18 / 0.547 = 135.6
-    assert "74.2 tok/s" in page.text and "135.6 tok/s" in page.text
+    # batch 1: 10 x 4.8 (A1) x 1.7 / 1.34 (A2: MTP with acceptance 0.7; verifying 2 tokens costs 1.34 steps by
+    # the hardware model) = 60.9 after A; then attention 0.63 / 2.5 and moe 0.15 / 2: step 1 - 0.378 - 0.075 = 0.547,
+    # 60.9 / 0.547 = 111.4
+    assert "60.9 tok/s" in page.text and "111.4 tok/s" in page.text
     assert "short by 6.5x" in page.text
     assert page.headers["vary"] == "HX-Request"
 
@@ -71,26 +72,59 @@ def test_a_history_restore_gets_the_full_page(client, demo_id):
     assert "<html" in page.text
 
 
-def test_a_qualifying_measurement_turns_its_gate_to_pass(client, app, demo_id):
+def test_a_gate_check_turns_its_gate_to_pass_and_leaves_the_projection(client, app, demo_id):
     before = client.get(f"/campaigns/{demo_id}").text
     assert gate_status(before, "output_tok_s &gt;= 40.0 tok/s", "batch 1") == "pending"
     response = client.post(
         f"/campaigns/{demo_id}/measurements",
-        data={"regime": "batch 1", "metric": "output_tok_s", "value": "45", "note": "A1 configs"},
+        data={"regime": "batch 1", "metric": "output_tok_s", "value": "45", "kind": "gate check", "includes_given": "1",
+              "note": "A1 configs"},
         headers=HTMX,
     )
     assert response.status_code == 200
     assert response.text.lstrip().startswith('<div id="plan-body">')
     assert gate_status(response.text, "output_tok_s &gt;= 40.0 tok/s", "batch 1") == "pass"
     assert "45.0 tok/s on 2026-12-01" in response.text
-    assert "Recorded output_tok_s = 45 tok/s." in response.text
-    # the new baseline feeds the projection: 45 x 4.8 x 1.7 / 1.1 after A
-    assert "333.8 tok/s" in response.text
+    assert "Recorded output_tok_s = 45.00 tok/s as a gate check." in response.text
+    # the baseline is still 10 tok/s: 10 x 4.8 (A1) x 1.7 / 1.34 (A2) after A
+    assert projection_after_a(before) == projection_after_a(response.text) == "60.9 tok/s"
+
+
+def projection_after_a(page: str) -> str:
+    row = re.search(r'data-regime="batch 1".*?<tr class="row-tok-s">(.*?)</tr>', page, re.S).group(1)
+    return re.search(r'data-step="A"[^>]*>([^<]+)<', row).group(1).strip()
+
+
+def test_a_gate_passing_baseline_that_leaves_out_its_tier_is_refused_then_taken_with_what_it_includes(client, demo_id):
+    data = {"regime": "batch 1", "metric": "output_tok_s", "value": "45", "kind": "baseline", "includes_given": "1"}
+    refused = client.post(f"/campaigns/{demo_id}/measurements", data=data, headers=HTMX)
+    assert refused.status_code == 422
+    text = html.unescape(refused.text)
+    assert "does not include A1, A2: as a baseline the plan would add them again" in text
+    assert 'name="confirm"' in refused.text, "the form offers to record it anyway"
+    taken = client.post(f"/campaigns/{demo_id}/measurements", data={**data, "includes": ["A1", "A2"]}, headers=HTMX)
+    assert taken.status_code == 200
+    assert "The baseline of 2026-12-01 includes A1, A2: the plan applies only the rest." in html.unescape(taken.text)
+    assert projection_after_a(taken.text) == "45.0 tok/s"  # tier A is in the baseline: nothing added twice
+
+
+def test_a_value_above_the_ceiling_is_refused_at_the_field_unless_confirmed(client, app, demo_id):
+    data = {"regime": "batch 1", "metric": "output_tok_s", "value": "1e308", "kind": "gate check",
+            "includes_given": "1"}
+    before = measurement_count(app)
+    refused = client.post(f"/campaigns/{demo_id}/measurements", data=data, headers=HTMX)
+    assert refused.status_code == 422 and measurement_count(app) == before
+    error = re.search(r'<div class="field has-error" data-field="value">.*?</div>', refused.text, re.S).group(0)
+    assert "above the hardware ceiling of this regime (576 tok/s)" in html.unescape(error)
+    assert "times the current baseline" in html.unescape(error)
+    confirmed = client.post(f"/campaigns/{demo_id}/measurements", data={**data, "confirm": "yes"}, headers=HTMX)
+    assert confirmed.status_code == 200 and measurement_count(app) == before + 1
 
 
 def test_a_measurement_that_misses_its_threshold_fails_the_gate(client, demo_id):
     response = client.post(f"/campaigns/{demo_id}/measurements",
-                           data={"regime": "batch 1", "metric": "tpot_ms", "value": "31"}, headers=HTMX)
+                           data={"regime": "batch 1", "metric": "tpot_ms", "value": "31", "kind": "gate check"},
+                           headers=HTMX)
     assert gate_status(response.text, "tpot_ms &lt;= 25.0 ms", "batch 1") == "fail"
 
 
@@ -98,7 +132,9 @@ def test_a_measurement_that_misses_its_threshold_fails_the_gate(client, demo_id)
     "field, value, message",
     [
         ("value", "", "required"),
-        ("value", "-3", "must be greater than 0"),
+        ("value", "-3", "output throughput must be greater than 0"),
+        ("value", "inf", "must be a finite number"),
+        ("measured_at", "2099-01-01T00:00", "lies in the future"),
         ("value", "fast", "must be a number"),
         ("value", "nan", "must be a finite number"),
         ("regime", "batch 64", "unknown regime 'batch 64'"),
