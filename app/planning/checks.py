@@ -72,13 +72,13 @@ def _ceiling(reading: Reading, campaign: Campaign) -> list[Problem]:
         return []
     floor = campaign.floor_of(reading.regime)
     ceiling = campaign.ceiling_of(reading.regime)
-    if floor is None or ceiling is None:
+    if ceiling is None:
         return []
     drafts = [
         e.spec.draft_tokens for i in campaign.interventions if i.key in reading.includes
         for e in i.effects if e.kind is EffectKind.SPEC_DECODE and e.applies_to(reading.regime)
     ]
-    if drafts:  # every draft accepted: g + 1 tokens a step at the cost of verifying them
+    if drafts and floor is not None:  # every draft accepted: g + 1 tokens a step at the cost of verifying them
         g = max(drafts)
         ceiling = floor.ceiling_tok_s(g + 1, g + 1)
     if reading.value <= ceiling:

@@ -76,6 +76,8 @@ def _effect_fields(session: Session, campaign_id: int) -> tuple[Field, ...]:
               help="instead of one rate: vLLM's spec_decode_per_position_acceptance_rates, one a draft position",
               show_for=("spec_decode",)),
         *_triple("draft_cost"),
+        *_triple("removed"),
+        *_triple("launches"),
         Field("regime_ids", "Regimes", kind="multiselect", required=False, options=_options(regimes),
               help="none chosen: every regime (not for whole-step or time-saved effects)"),
         Field("provenance", "Estimate comes from", kind="select", options=PROVENANCE_OPTIONS),

@@ -62,3 +62,35 @@ def test_upgrading_keeps_the_children_of_rebuilt_tables(database_url):
     finally:
         engine.dispose()
     assert schema_differences(database_url) == []
+
+
+def test_measurements_taken_before_0004_include_what_had_landed_by_then(database_url):
+    from sqlalchemy import text
+
+    config = alembic_config(database_url)
+    command.downgrade(config, "0003")
+    engine = make_engine(database_url)
+    statements = [
+        "INSERT INTO campaign (id, name, model, hardware, gpu_count, notes, created_at, seed, samples, "
+        "apply_calibration) VALUES (1, 'c', '', '', 1, '', '2026-11-01 00:00:00', 1, 100, false)",
+        "INSERT INTO regime (id, campaign_id, name, position, concurrency, input_tokens, output_tokens, "
+        "workload_provenance, target_tok_s, target_provenance, notes) "
+        "VALUES (1, 1, 'batch 1', 0, 1, 1, 1, 'assumed', 100, 'assumed', '')",
+        "INSERT INTO intervention (id, campaign_id, key, title, description, links, position, effort_low_days, "
+        "effort_likely_days, effort_high_days, effort_provenance, status, landed_at) "
+        "VALUES (1, 1, 'A1', 't', '', '', 0, 1, 1, 1, 'assumed', 'landed', '2026-11-20 00:00:00')",
+        "INSERT INTO measurement (id, regime_id, metric, value, unit, measured_at, provenance, source, note) VALUES "
+        "(1, 1, 'output_tok_s', 10, 'tok/s', '2026-11-10 00:00:00', 'measured', 'form', ''), "
+        "(2, 1, 'output_tok_s', 30, 'tok/s', '2026-11-25 00:00:00', 'measured', 'form', '')",
+    ]
+    try:
+        with engine.begin() as connection:
+            for statement in statements:
+                connection.execute(text(statement))
+        command.upgrade(config, "head")
+        with engine.begin() as connection:
+            rows = connection.execute(text("SELECT measurement_id, intervention_id FROM measurement_include")).all()
+            kinds = connection.execute(text("SELECT DISTINCT kind FROM measurement")).scalars().all()
+    finally:
+        engine.dispose()
+    assert [tuple(r) for r in rows] == [(2, 1)] and kinds == ["baseline"]

@@ -56,7 +56,7 @@ def test_the_plan_page_shows_projections_computed_from_the_stored_inputs(client,
     # the hardware model) = 60.9 after A; then attention 0.63 / 2.5 and moe 0.15 / 2: step 1 - 0.378 - 0.075 = 0.547,
     # 60.9 / 0.547 = 111.4
     assert "60.9 tok/s" in page.text and "111.4 tok/s" in page.text
-    assert "short by 6.5x" in page.text
+    assert "short by 7.9x" in page.text
     assert page.headers["vary"] == "HX-Request"
 
 
@@ -178,3 +178,26 @@ def test_an_unknown_campaign_is_a_clear_404_page(client):
 
 def test_an_unknown_page_is_a_404_page(client):
     assert client.get("/nowhere").status_code == 404
+
+
+def test_a_retracted_measurement_stays_struck_through_and_stops_being_the_baseline(client, app, demo_id, clock):
+    clock.advance(hours=1)
+    data = {"regime": "batch 1", "metric": "output_tok_s", "value": "12.5", "kind": "baseline", "includes_given": "1"}
+    assert client.post(f"/campaigns/{demo_id}/measurements", data=data, headers=HTMX).status_code == 200
+    plan = client.get(f"/api/campaigns/{demo_id}/plan").json()
+    assert plan["regimes"][0]["baseline_tok_s"] == 12.5
+    newest = client.get(f"/api/campaigns/{demo_id}/measurements").json()[0]
+    form = client.get(f"/campaigns/{demo_id}/measurements/{newest['id']}/retract")
+    assert form.status_code == 200 and "Retract output_tok_s = 12.50 tok/s of batch 1" in form.text
+    missing_reason = client.post(f"/campaigns/{demo_id}/measurements/{newest['id']}/retract", data={"by": "ana"},
+                                 headers=HTMX)
+    assert missing_reason.status_code == 422 and 'data-field="reason"' in missing_reason.text
+    before = measurement_count(app)
+    done = client.post(f"/campaigns/{demo_id}/measurements/{newest['id']}/retract",
+                       data={"reason": "run on the debug build", "by": "ana"}, headers=HTMX)
+    assert done.status_code == 204
+    assert measurement_count(app) == before, "a retraction deletes nothing"
+    assert client.get(f"/api/campaigns/{demo_id}/plan").json()["regimes"][0]["baseline_tok_s"] == 10.0
+    history = html.unescape(client.get(f"/campaigns/{demo_id}/regimes/1").text)
+    assert '<tr class="retracted"' in history and "<s>12.50 tok/s</s>" in history
+    assert "retracted 2026-12-01 13:00 UTC by ana: run on the debug build" in history

@@ -1,0 +1,112 @@
+"""Fidelity: projections replayed against real measured outcomes, through the app's importers and core.
+
+For each case of bench/fidelity_cases.json prints projected P10 / P50 / P90 against the measured value,
+the error of P50 and whether the measured value lies inside P10-P90. Trace cases import the 'before'
+trace as tierplan does (decode steps only, launch counts, shares of the measured step); record cases
+import a benchmark result as the regime's baseline.
+
+    python bench/fidelity.py [--samples N] [--seed S]
+"""
+
+from __future__ import annotations
+
+import _bootstrap  # noqa: F401  (first: it finds the project virtualenv)
+
+_bootstrap.ensure_project_python()
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from app.importers.benchmarks import parse_results_json  # noqa: E402
+from app.importers.buckets import bucket_kernels, step_shares  # noqa: E402
+from app.importers.torch_trace import parse_trace  # noqa: E402
+from app.planning import model as core  # noqa: E402
+from app.planning.projection import project_regime  # noqa: E402
+from app.planning.step import GPU_GAP_PRIOR_US  # noqa: E402
+from app.planning.uncertainty import simulate  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = Path(__file__).with_name("fidelity_cases.json")
+
+
+def three(values) -> core.ThreePoint:
+    return core.ThreePoint(*(float(v) for v in values))
+
+
+def effect_of(spec: dict) -> core.Effect:
+    kind = core.EffectKind(spec["kind"])
+    if kind is core.EffectKind.LAUNCH_COUNT:
+        return core.Effect(kind, launches=three(spec["launches"]))
+    if kind is core.EffectKind.LAUNCH_OVERHEAD:
+        return core.Effect(kind, removed=three(spec["removed"]))
+    if kind is core.EffectKind.BUCKET:
+        return core.Effect(kind, bucket=spec["bucket"], speedup=three(spec["speedup"]))
+    raise SystemExit(f"effect kind {kind.value} is not wired into the fidelity cases yet")
+
+
+def trace_regime(case: dict) -> core.Regime:
+    with open(ROOT / case["trace"], "rb") as handle:
+        summary = parse_trace(handle, case["trace"])
+    stats = summary.steps
+    shares, _ = step_shares(bucket_kernels(summary), ranks=1, step_ms=case["step_ms"], steps=stats.decode_steps)
+    gap = stats.gpu_gap_us if stats.gpu_gap_us is not None else GPU_GAP_PRIOR_US
+    launches = core.LaunchProfile(stats.gpu_items, stats.host_launches, case["step_ms"], gap,
+                                  gap_measured=stats.gpu_gap_us is not None)
+    concurrency = case["concurrency"]
+    return core.Regime("case", concurrency, 1e12, baseline_tok_s=concurrency * 1000 / case["step_ms"],
+                       profile=core.Profile.of(shares, launches), step_ms=case["step_ms"])
+
+
+def record_regime(case: dict) -> core.Regime:
+    (run,) = parse_results_json((ROOT / case["record"]).read_text(encoding="utf-8"), case["record"])
+    tok_s, tpot_ms = run.metrics["output_tok_s"], run.metrics["tpot_ms"]
+    in_flight = tok_s * tpot_ms / 1000  # Little's law: tokens a second x seconds a token = sequences decoding
+    return core.Regime("case", max(1, round(in_flight)), 1e12, baseline_tok_s=tok_s, step_ms=tpot_ms)
+
+
+def replay(case: dict, samples: int, seed: int) -> dict:
+    regime = trace_regime(case) if "trace" in case else record_regime(case)
+    interventions = tuple(
+        core.Intervention(i["key"], i["key"], core.ThreePoint(1, 1, 1), tier_key="A", effects=(effect_of(i),))
+        for i in case["interventions"]
+    )
+    campaign = core.Campaign((regime,), (core.Tier("A", "A", 0),), interventions)
+    likely = project_regime(regime, campaign).final
+    spread = simulate(campaign, samples, seed).of("case")[0]
+    if "measured_after_step_ms" in case:  # compare step times; a higher P of tok/s is a shorter step
+        measured = case["measured_after_step_ms"]
+        p10, p50, p90 = (regime.concurrency * 1000 / t for t in (spread.p90_tok_s, spread.p50_tok_s, spread.p10_tok_s))
+        unit, likely_value = "ms a step", likely.step_ms
+    else:
+        measured, unit = case["measured_after_tok_s"], "tok/s"
+        p10, p50, p90, likely_value = spread.p10_tok_s, spread.p50_tok_s, spread.p90_tok_s, likely.tok_s
+    return {"name": case["name"], "unit": unit, "likely": likely_value, "p10": p10, "p50": p50, "p90": p90,
+            "measured": measured, "error": p50 / measured - 1,
+            "inside": p10 * (1 - 1e-9) <= measured <= p90 * (1 + 1e-9),
+            "input_share": spread.input_share}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=20_000)
+    parser.add_argument("--seed", type=int, default=20261202)
+    args = parser.parse_args()
+    results = [replay(c, args.samples, args.seed) for c in json.loads(CASES.read_text())["cases"]]
+    for r in results:
+        share = "" if r["input_share"] is None else f", band {r['input_share'] * 100:.0f}% input spread"
+        print(r["name"])
+        print(f"  projected P10 {r['p10']:.4g}  P50 {r['p50']:.4g}  P90 {r['p90']:.4g} {r['unit']} "
+              f"(likely {r['likely']:.4g}{share})")
+        print(f"  measured  {r['measured']:.4g} {r['unit']}: P50 off by {r['error'] * 100:+.1f}%, "
+              f"{'inside' if r['inside'] else 'OUTSIDE'} P10-P90")
+    within = sum(abs(r["error"]) <= 0.15 for r in results)
+    inside = sum(r["inside"] for r in results)
+    print(f"{within} of {len(results)} cases with P50 within 15%, {inside} of {len(results)} measured inside P10-P90")
+    if any(math.isnan(r["error"]) for r in results):
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
