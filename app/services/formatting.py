@@ -99,5 +99,8 @@ def kernel_name(name: str, limit: int = 100) -> str:
 
 
 def measured(value: float) -> str:
-    """A measured value as the benchmark tools print it: two decimals (2249.25, 89.77), more when small."""
+    """A measured value as the benchmark tools print it: two decimals (2249.25, 89.77), more when small, and
+    in powers of ten when absurdly large (1e+308 stays readable)."""
+    if abs(value) >= 1e9:
+        return f"{value:.4g}"
     return f"{value:.2f}" if abs(value) >= 1 or value == 0 else f"{value:.4g}"

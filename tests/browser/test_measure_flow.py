@@ -7,26 +7,28 @@ pytestmark = pytest.mark.browser
 GATE = 'tr.gate:has(td:text-is("batch 1")):has(a:text-is("output_tok_s >= 40.0 tok/s"))'
 
 
-def fill_measurement(page, regime: str, metric: str, value: str, note: str) -> None:
+def fill_measurement(page, regime: str, metric: str, value: str, note: str, kind: str = "gate check") -> None:
     page.select_option("#measure select[name=regime]", regime)
     page.select_option("#measure select[name=metric]", metric)
     page.fill("#measure input[name=value]", value)
+    page.select_option("#measure select[name=kind]", kind)
     page.fill("#measure input[name=note]", note)
     page.click("#measure button[type=submit]")
 
 
-def test_recording_a_measurement_turns_a_gate_from_pending_to_pass(server, page, screenshot):
+def test_recording_a_gate_check_turns_a_gate_from_pending_to_pass(server, page, screenshot):
     page.goto(f"{server}/campaigns/1")
     page.evaluate("window.__notReloaded = true")
     assert page.locator(GATE).get_attribute("data-status") == "pending"
     baseline = page.locator('section.regime[data-regime="batch 1"] td.baseline-cell')
-    assert baseline.inner_text() == "10.0 tok/s"
+    after_a = page.locator('section.regime[data-regime="batch 1"] tr.row-tok-s td[data-step="A"]')
+    assert baseline.inner_text() == "10.0 tok/s" and after_a.inner_text() == "60.9 tok/s"
 
     # a 422 is swapped in: the message next to its field, the typed values kept
     fill_measurement(page, "batch 1", "output_tok_s", "-5", "SGLang + A1 configs")
     error = page.locator('#measure [data-field="value"] .error')
     error.wait_for()
-    assert error.inner_text() == "must be greater than 0"
+    assert error.inner_text() == "output throughput must be greater than 0"
     assert page.input_value("#measure input[name=value]") == "-5"
     assert page.input_value("#measure input[name=note]") == "SGLang + A1 configs"
     assert page.locator(GATE).get_attribute("data-status") == "pending"
@@ -34,11 +36,36 @@ def test_recording_a_measurement_turns_a_gate_from_pending_to_pass(server, page,
 
     fill_measurement(page, "batch 1", "output_tok_s", "45", "SGLang + A1 configs")
     page.locator(f'{GATE}[data-status="pass"]').wait_for()
-    assert baseline.inner_text() == "45.0 tok/s"
-    assert page.locator("#measure .saved").inner_text().startswith("Recorded output_tok_s = 45 tok/s.")
+    # a gate check judges the gate; the baseline and the projection stay where they were
+    assert baseline.inner_text() == "10.0 tok/s" and after_a.inner_text() == "60.9 tok/s"
+    assert page.locator("#measure .saved").inner_text().startswith(
+        "Recorded output_tok_s = 45.00 tok/s as a gate check.")
     assert page.locator(GATE).locator("td").nth(3).inner_text().startswith("45.0 tok/s on ")
     assert page.evaluate("window.__notReloaded") is True, "the page reloaded instead of swapping in place"
     screenshot("plan-after-measurement")
+
+
+def test_an_absurd_value_needs_the_box_ticked_and_a_wrong_one_can_be_retracted(server, page, screenshot):
+    page.goto(f"{server}/campaigns/1")
+    fill_measurement(page, "batch 1", "output_tok_s", "1e308", "typo", kind="baseline")
+    error = page.locator('#measure [data-field="value"] .error')
+    error.wait_for()
+    assert "above the hardware ceiling of this regime (576 tok/s)" in error.inner_text()
+    assert page.locator('section.regime[data-regime="batch 1"] td.baseline-cell').inner_text() == "10.0 tok/s"
+    screenshot("plan-measurement-needs-confirming")
+    page.check("#measure input[name=confirm]")
+    page.click("#measure button[type=submit]")
+    page.locator("#measure .saved").wait_for()
+    page.goto(f"{server}/campaigns/1/regimes/1")
+    page.click('tr[data-measurement] a:text-is("retract")')
+    page.fill("textarea[name=reason]", "typo: 1e308 instead of 13.08")
+    page.fill("input[name=by]", "ana")
+    page.click("#edit-form button[type=submit]")
+    page.wait_for_url(f"{server}/campaigns/1/regimes/1#history")
+    retracted = page.locator("tr.retracted")
+    assert "retracted" in retracted.inner_text() and "by ana: typo" in retracted.inner_text()
+    assert page.locator("section.regime td.baseline-cell").inner_text() == "10.0 tok/s"
+    screenshot("regime-history-retracted")
 
 
 def test_a_bad_edit_form_shows_its_messages_in_place(server, page, screenshot):
@@ -83,7 +110,11 @@ def test_importing_a_vllm_result_through_the_page(server, page, screenshot):
     page.locator("#import-preview").wait_for()
     assert page.locator('td[data-metric="output_tok_s"]').inner_text() == "2249.25 tok/s"
     assert page.locator('td[data-metric="p99_ttft_ms"]').inner_text() == "89.77 ms"
+    assert "make sure it was measured on this setup" in page.locator("#import-preview").inner_text()
     screenshot("import-preview-vllm")
+    page.click("#confirm-import")
+    page.locator('.confirm-form [data-field="confirm"] .error').wait_for()  # flagged values: tick first
+    page.check(".confirm-form input[name=confirm]")
     page.click("#confirm-import")
     page.wait_for_url(f"{server}/campaigns/1")
     # the run is dated 2025-05-30, older than the demo's baseline: it joins the history, it is not the baseline
@@ -92,7 +123,7 @@ def test_importing_a_vllm_result_through_the_page(server, page, screenshot):
     assert "2249.25 tok/s" in history and "imported" in history
 
 
-def test_importing_a_trace_shows_its_kernels_and_the_idle_share(server, page, screenshot):
+def test_importing_a_trace_shows_its_decode_steps_and_the_idle_share(server, page, screenshot):
     from pathlib import Path
 
     data = Path(__file__).parent.parent / "data"
@@ -100,8 +131,10 @@ def test_importing_a_trace_shows_its_kernels_and_the_idle_share(server, page, sc
     page.set_input_files("#f-files", str(data / "trace_eager_b1.json.gz"))
     page.select_option("select[name=regime]", "batch 1")
     page.fill("input[name=step_ms]", "11.44")
-    page.fill("input[name=steps]", "6")
     page.click("#import-form button[type=submit]")
     page.locator("#import-preview").wait_for()
-    assert page.locator('td[data-bucket="host_overhead"]').inner_text() == "83.6%"
+    assert page.locator('td[data-bucket="host_overhead"]').inner_text() == "87.0%"
+    page.click("text=Forward passes")
+    assert page.locator('tr[data-role="prefill"]').count() == 1
+    assert page.locator('tr[data-role="decode"]').count() == 6
     screenshot("import-preview-trace")
