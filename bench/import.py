@@ -31,7 +31,8 @@ READERS = {
     "json.load": "import json; json.load(open(PATH, 'rb'))",
     "tierplan import": (
         "from app.importers.torch_trace import parse_trace; from app.importers.buckets import bucket_kernels; "
-        "bucket_kernels(parse_trace(open(PATH, 'rb'), PATH))"
+        "s = parse_trace(open(PATH, 'rb'), PATH); bucket_kernels(s); "
+        "print('decode steps', s.steps.decode_steps, file=__import__('sys').stderr)"
     ),
 }
 # Peak RSS is read from VmHWM after resetting it (clear_refs 5): ru_maxrss would include the high-water
@@ -56,22 +57,44 @@ print(elapsed, peak_kb)
 
 
 def write_trace(path: Path, megabytes: int) -> int:
-    """A trace whose traceEvents repeat the fixture's until the file is at least `megabytes` large."""
+    """A trace that repeats the fixture's events until the file is at least `megabytes` large.
+
+    Each repeat is shifted in time and in correlation ids, as a longer profiling run would be, so the
+    importer splits it into passes and ties kernels to their launches as it does on a real trace.
+    """
     with gzip.open(FIXTURE, "rt", encoding="utf-8") as handle:
         trace = json.load(handle)
-    events = [json.dumps(e, separators=(",", ":")) for e in trace.pop("traceEvents")]
+    events = trace.pop("traceEvents")
+    stamps = [e["ts"] + e.get("dur", 0) for e in events if isinstance(e.get("ts"), int | float)]
+    span = max(stamps) - min(e["ts"] for e in events if isinstance(e.get("ts"), int | float)) + 1000.0
+    top_corr = max(e.get("args", {}).get("correlation", 0) for e in events if isinstance(e.get("args"), dict)) + 1
     head = json.dumps(trace)[:-1] + ', "traceEvents": ['
-    block = ",".join(events)
     target = megabytes * 1024 * 1024
     with open(path, "w", encoding="utf-8") as out:
         out.write(head)
-        written, first = len(head), True
+        written, repeat = len(head), 0
         while written < target:
-            out.write(block if first else "," + block)
-            written += len(block) + (0 if first else 1)
-            first = False
+            block = ",".join(json.dumps(_shifted(e, repeat * span, repeat * top_corr), separators=(",", ":"))
+                             for e in events)
+            out.write(block if repeat == 0 else "," + block)
+            written += len(block) + (0 if repeat == 0 else 1)
+            repeat += 1
         out.write("]}")
     return path.stat().st_size
+
+
+def _shifted(event: dict, dt: float, dcorr: int) -> dict:
+    if not dt:
+        return event
+    event = dict(event)
+    if isinstance(event.get("ts"), int | float):
+        event["ts"] = event["ts"] + dt
+    args = event.get("args")
+    if isinstance(args, dict) and "correlation" in args:
+        event["args"] = {**args, "correlation": args["correlation"] + dcorr}
+    if "id" in event and isinstance(event["id"], int):
+        event["id"] += dcorr
+    return event
 
 
 def measure(code: str, path: Path) -> tuple[float, int]:

@@ -2,10 +2,11 @@
 
 How passes are found, first that applies:
 1. `ProfilerStep#N` spans (torch.profiler's schedule writes them): one pass each.
-2. A host op that starts every pass: among the top-level ops of the launching thread, the name that
-   occurs the fewest times (at least twice) and cuts the GPU work into near-equal pieces, the first
-   piece aside (a prefill may differ). In a Hugging Face or vLLM decode loop this is the token
-   embedding (`aten::embedding`) or a `forward` annotation.
+2. A host op that starts every pass: among the top-level ops of the launching thread, a name that
+   cuts the GPU work into near-equal pieces, the first piece aside (a prefill may differ), each piece
+   holding one host synchronisation (the sampled token read back); without synchronisations, the
+   one with the most pieces. In a Hugging Face or vLLM decode loop this is the token embedding
+   (`aten::embedding`) or a `forward` annotation.
 3. One `cudaGraphLaunch` a pass, when graph replays launch the work.
 A kernel belongs to the pass its launch call falls in: the kernel's `correlation` id names the
 runtime call (cudaLaunchKernel, cudaGraphLaunch, cudaMemcpyAsync, ...) that issued it.
@@ -184,7 +185,7 @@ def _passes(columns, tops: TopLevel, launch_ts, launch_tid, is_graph):
             return _assign(launch_ts, starts), f"{len(starts)} ProfilerStep markers"
     main = _main_thread(launch_tid)
     if main is not None and main in tops.ts:
-        found = _marker(tops, main, launch_ts[launch_tid == main], names)
+        found = _marker(tops, main, launch_ts[launch_tid == main], names, _sync_times(columns, main))
         if found is not None:
             name, starts = found
             return _assign(launch_ts, starts), f"{name} at the start of each pass ({len(starts)} found)"
@@ -195,6 +196,15 @@ def _passes(columns, tops: TopLevel, launch_ts, launch_tid, is_graph):
     return None, ""
 
 
+def _sync_times(columns, thread: int) -> np.ndarray:
+    """When the launching thread waited for the GPU (stream, device or event synchronisation)."""
+    names = columns.names.values
+    sync_ids = [i for i, n in enumerate(names) if "Synchronize" in n]
+    rt_name = np.frombuffer(columns.rt_name, dtype=np.int64)
+    mine = np.isin(rt_name, sync_ids) & (np.frombuffer(columns.rt_tid, dtype=np.int64) == thread)
+    return np.sort(np.frombuffer(columns.rt_ts, dtype=np.float64)[mine])
+
+
 def _main_thread(launch_tid: np.ndarray) -> int | None:
     known = launch_tid[launch_tid >= 0]
     if not len(known):
@@ -203,18 +213,22 @@ def _main_thread(launch_tid: np.ndarray) -> int | None:
     return int(values[np.argmax(counts)])
 
 
-def _marker(tops: TopLevel, thread: int, item_ts: np.ndarray, names) -> tuple[str, np.ndarray] | None:
-    """The top-level op that starts every pass: fewest occurrences (>= 2) cutting the work evenly."""
+def _marker(tops: TopLevel, thread: int, item_ts: np.ndarray, names, sync_ts: np.ndarray) -> tuple[str, np.ndarray] | None:
+    """The top-level op that starts every pass.
+
+    Candidates cut the GPU work into near-equal pieces (the first aside: a prefill may differ). Of
+    those, one whose pieces each hold one host synchronisation (the sampled token read back) is a
+    decode step; without synchronisations, the candidate with the most pieces (a whole generate()
+    call repeated is coarser than its steps).
+    """
     item_ts = np.sort(item_ts)
     total = len(item_ts)
     op_ts, op_name = tops.ts[thread], tops.name[thread]
     ids, counts = np.unique(op_name, return_counts=True)
-    best = None
-    for name_id, count in sorted(zip(ids.tolist(), counts.tolist()), key=lambda nc: nc[1]):
+    best, best_score = None, None
+    for name_id, count in zip(ids.tolist(), counts.tolist()):
         if count < 2 or total < 10 * count:
             continue
-        if best is not None and count > best[0]:
-            break
         starts = op_ts[op_name == name_id]
         cuts = np.searchsorted(item_ts, starts)
         pieces = np.diff(np.append(cuts, total))
@@ -222,9 +236,13 @@ def _marker(tops: TopLevel, thread: int, item_ts: np.ndarray, names) -> tuple[st
             continue
         rest = pieces[1:]
         even = rest.std() <= 0.1 * rest.mean() if len(rest) >= 2 else abs(pieces[1] - pieces[0]) <= 0.5 * pieces[1]
-        if even and (best is None or starts[0] < best[2][0]):
-            best = (count, names[name_id], starts)
-    return None if best is None else (best[1], best[2])
+        if not even:
+            continue
+        syncs = np.diff(np.append(np.searchsorted(sync_ts, starts), len(sync_ts)))
+        score = (bool(len(sync_ts)) and float(np.median(syncs)) == 1.0, count, -starts[0])
+        if best_score is None or score > best_score:
+            best, best_score = (names[name_id], starts), score
+    return best
 
 
 def _assign(launch_ts: np.ndarray, starts: np.ndarray) -> np.ndarray:

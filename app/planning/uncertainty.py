@@ -135,7 +135,9 @@ def _distribution(tier_key, state, error, regime, campaign) -> TierDistribution:
     if cap is not None:
         tok_s = np.minimum(tok_s, cap)
     p10, p50, p90 = np.percentile(tok_s, [10, 50, 90])
-    input_var = float(np.var(np.log(np.maximum(modelled, 1e-300))))
+    logs = np.log(np.maximum(modelled, 1e-300))
+    finite = np.isfinite(logs)
+    input_var = float(np.var(logs[finite])) if finite.any() else 0.0
     error_var = float(np.var(error))
     share = input_var / (input_var + error_var) if input_var + error_var > 1e-12 else None
     return TierDistribution(tier_key, float(p10), float(p50), float(p90), float(np.mean(tok_s >= regime.target_tok_s)),

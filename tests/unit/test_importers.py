@@ -254,3 +254,31 @@ def test_a_chrome_trace_in_the_bare_array_format():
     assert formats.detect(raw, "array.json") == formats.TRACE
     summary = parse_trace(io.BytesIO(raw), "array.json")
     assert summary.kernels == {"flash_fwd_kernel": [10.0, 2]}
+
+
+def test_a_trace_of_several_generate_calls_splits_into_steps_not_calls(tmp_path):
+    """Three generate() calls in one trace: each call's prefill is told apart, even in the middle."""
+    import gzip
+    import json
+
+    with gzip.open(DATA / "trace_eager_b1.json.gz", "rt") as handle:
+        trace = json.load(handle)
+    events = trace["traceEvents"]
+    span = max(e["ts"] + e.get("dur", 0) for e in events if "ts" in e) + 1000
+    repeated = []
+    for k in range(3):
+        for e in events:
+            e = dict(e)
+            if "ts" in e:
+                e["ts"] += k * span
+            if isinstance(e.get("args"), dict) and "correlation" in e["args"]:
+                e["args"] = {**e["args"], "correlation": e["args"]["correlation"] + k * 10_000_000}
+            repeated.append(e)
+    trace["traceEvents"] = repeated
+    path = tmp_path / "three_calls.json"
+    path.write_text(json.dumps(trace))
+    with open(path, "rb") as handle:
+        steps = parse_trace(handle, "three_calls.json").steps
+    assert steps.method == "aten::embedding at the start of each pass (21 found)"
+    assert "".join(p.role[0] for p in steps.passes) == "p" + "d" * 6 + ("o" + "d" * 6) * 2
+    assert steps.decode_steps == 18 and steps.busy_ms == pytest.approx(1.486, abs=0.001)
