@@ -36,6 +36,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python bench/plan.py
 	$(BIN)/python bench/import.py
 	$(BIN)/python bench/pages.py
+	$(BIN)/python bench/fidelity.py
 
 vendor:
 	cd $$(mktemp -d) && npm pack --silent htmx.org@$(HTMX_VERSION) && tar xzf htmx.org-$(HTMX_VERSION).tgz && \
