@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
+import numpy as np
+
 from app.importers.records import KernelSummary
 from app.importers.trace_events import read_columns
 from app.importers.trace_steps import StepStats, analyse
@@ -24,9 +26,8 @@ def parse_trace(raw: BinaryIO, file: str, on_progress=None, exclude_first: int =
     summary.steps = analysis.steps
     summary.steps_found = analysis.steps.decode_steps if analysis.steps else None
     summary.whole_trace_gpu_us = analysis.all_gpu_us
-    starts = [t for t in columns.gpu_ts]
-    ends = [t + d for t, d in zip(columns.gpu_ts, columns.gpu_dur)]
-    summary.gpu_span_us = max(ends) - min(starts)
+    starts = np.frombuffer(columns.gpu_ts, dtype=np.float64)
+    summary.gpu_span_us = float((starts + np.frombuffer(columns.gpu_dur, dtype=np.float64)).max() - starts.min())
     return summary
 
 

@@ -106,7 +106,7 @@ def _check_triples(values: dict[str, Any], prefixes: tuple[str, ...]) -> dict[st
         names = tuple(f"{prefix}_{p}" for p in ("low", "likely", "high"))
         missing = [n for n in names if values[n] is None]
         if missing:
-            errors |= {n: f"required for this kind of effect" for n in missing}
+            errors |= {n: "required for this kind of effect" for n in missing}
         else:
             errors |= three_point_errors(values, names, THREE_POINTS[prefix][0].lower())
     return errors

@@ -7,9 +7,7 @@ from dataclasses import dataclass, field
 from sqlmodel import Session
 
 from app.db import repo
-from app.db.mappers import to_core_effect
 from app.db.repo import CampaignRows
-from app.planning.effects import spec_cost, spec_tokens
 from app.planning.gates import GateResult
 from app.planning.metrics import METRICS, THROUGHPUT_METRIC
 from app.planning.projection import RegimeProjection, Step
@@ -17,6 +15,7 @@ from app.planning.uncertainty import TierDistribution
 from app.services import formatting as fmt
 from app.services.analysis import Analysis, analyse
 from app.services.errors import NotFound
+from app.services.report_texts import band_text, baseline_row, effect_text, includes_text, launch_text, step_text
 from app.services.report_extras import (
     CalibrationView,
     OrderingView,
@@ -230,58 +229,9 @@ def _step_view(step: Step, label: str, spread: TierDistribution | None = None) -
     )
 
 
-def band_text(input_share: float | None) -> str:
-    """"band: 35% input spread, 65% model error" (shares of its log-variance)."""
-    if input_share is None:
-        return ""
-    return f"band: {input_share * 100:.0f}% input spread, {(1 - input_share) * 100:.0f}% model error"
-
-
-def _baseline_row(rows: CampaignRows, regime, core_regime):
-    """The row of the measurement the core took as baseline (newest baseline-kind, not retracted)."""
-    return next(
-        (m for m in rows.measurements if m.regime_id == regime.id and m.metric == THROUGHPUT_METRIC
-         and m.kind == "baseline" and m.retracted_at is None and m.measured_at == core_regime.baseline_measured_at),
-        None,
-    )
-
-
-def _includes_text(projection: RegimeProjection, baseline) -> str:
-    if baseline is None:
-        return ""
-    taken = f"baseline of {fmt.date(baseline.measured_at)}"
-    if projection.includes:
-        return f"{taken} includes {', '.join(projection.includes)}: the plan applies only the rest"
-    return f"{taken} includes none of the plan's interventions: the plan applies all of them"
-
-
-def _step_text(core_regime, step: Step) -> str:
-    if step.step_ms is None:
-        return ""
-    if core_regime.step_ms:
-        return f"Baseline step {fmt.number(step.step_ms, 'ms')}: the {core_regime.step_source}"
-    return (f"Baseline step {fmt.number(step.step_ms, 'ms')}: concurrency {core_regime.concurrency} over "
-            f"{fmt.tok_s(core_regime.baseline_tok_s)} (no TPOT measured in the baseline's state)")
-
-
-def _launch_text(core_regime) -> str:
-    from app.planning.step import host_cost_us, start_state
-
-    profile = core_regime.profile
-    if profile is None or profile.launches is None:
-        return ""
-    launches = profile.launches
-    state = start_state(profile)
-    bound = "host-bound" if float(state.launch.host()) >= float(state.step()) - 1e-9 else "GPU-bound"
-    gap = f"{fmt.plain(launches.gpu_gap_us)} µs ({'measured' if launches.gap_measured else 'assumed'})"
-    return (f"{fmt.plain(launches.host_launches)} launch calls and {fmt.plain(launches.gpu_items)} GPU work items a "
-            f"step of {fmt.plain(launches.step_ms)} ms; host {fmt.plain(host_cost_us(profile))} µs a launch, "
-            f"GPU gap {gap} an item, fixed host time {fmt.number(launches.host_fixed_ms, 'ms')}: {bound}")
-
-
 def _regime_view(regime, projection: RegimeProjection, rows: CampaignRows, analysis: Analysis) -> RegimeView:
     core_regime = next(r for r in analysis.campaign.regimes if r.name == regime.name)
-    baseline = _baseline_row(rows, regime, core_regime)
+    baseline = baseline_row(rows, regime, core_regime)
     profile_row = rows.profiles.get(regime.id)
     shares = rows.shares.get(profile_row.id, []) if profile_row else []
     final = projection.final
@@ -311,9 +261,9 @@ def _regime_view(regime, projection: RegimeProjection, rows: CampaignRows, analy
         notes=list(projection.notes),
         profile=[(s.bucket, fmt.share(s.share), s.provenance) for s in shares],
         profile_source=profile_row.source if profile_row else "no profile",
-        includes_text=_includes_text(projection, baseline),
-        step_text=_step_text(core_regime, projection.baseline),
-        launch_text=_launch_text(core_regime),
+        includes_text=includes_text(projection, baseline),
+        step_text=step_text(core_regime, projection.baseline),
+        launch_text=launch_text(core_regime),
     )
 
 
@@ -341,54 +291,10 @@ def _gate_view(gate, result: GateResult, by_regime: dict[str, RegimeProjection],
     )
 
 
-def _effect_text(effect, regime_names: list[str], analysis: Analysis | None = None) -> str:
-    where = f"in {', '.join(regime_names)}" if regime_names else "in every regime"
-    if effect.kind == "time_saved":
-        saved = fmt.three_point(effect.saved_ms_low, effect.saved_ms_likely, effect.saved_ms_high, " ms")
-        off = f"off {effect.bucket}" if effect.bucket else "off each step"
-        return f"{saved} {off} {where}"
-    if effect.kind == "spec_decode":
-        return f"{spec_decode_text(effect, regime_names, analysis)} {where}"
-    if effect.kind == "launch_overhead":
-        removed = fmt.three_point(effect.removed_low * 100, effect.removed_likely * 100, effect.removed_high * 100, "%")
-        return f"launch overhead: {removed} of each launch's host cost removed {where}"
-    if effect.kind == "launch_count":
-        change = fmt.three_point(effect.launches_low, effect.launches_likely, effect.launches_high)
-        return f"launches a step changed by {change} {where}"
-    speed = fmt.three_point(effect.speedup_low, effect.speedup_likely, effect.speedup_high, "x")
-    if effect.kind == "step":
-        return f"whole step {speed} faster {where}"
-    return f"{effect.bucket} {speed} faster {where}"
-
-
-def spec_decode_text(effect, regime_names: list[str] = (), analysis: Analysis | None = None) -> str:
-    """"speculative decoding, g = 1, acceptance 0.7 (0.5–0.85), c = 0.1: E 1.70, cost 1.10, 1.55x"."""
-    spec = to_core_effect(effect, frozenset()).spec
-    if spec.per_position:
-        acceptance = "per-position acceptance " + ", ".join(fmt.plain(r) for r in spec.per_position)
-    else:
-        acceptance = "acceptance " + fmt.three_point(spec.acceptance.low, spec.acceptance.likely, spec.acceptance.high)
-    tokens = spec_tokens(spec)
-    head = f"speculative decoding, g = {spec.draft_tokens}, {acceptance}"
-    if spec.draft_cost is not None:
-        cost = fmt.three_point(spec.draft_cost.low, spec.draft_cost.likely, spec.draft_cost.high)
-        step_cost = spec_cost(spec)
-        return (f"{head}, draft cost c = {cost}: E = {tokens:.2f} tokens a step, step cost {step_cost:.2f}, "
-                f"{fmt.factor(tokens / step_cost)} faster")
-    floors = dict(analysis.campaign.floors) if analysis else {}
-    names = list(regime_names) or list(floors)
-    costs = [(n, floors[n].verify_cost(spec.draft_tokens)) for n in names if n in floors]
-    if not costs:
-        return f"{head}, draft cost from the hardware model (enter the specs to see it): E = {tokens:.2f} tokens a step"
-    per_regime = ", ".join(f"{c:.2f} in {n} ({fmt.factor(tokens / c)} faster)" for n, c in costs)
-    return (f"{head}: E = {tokens:.2f} tokens a step; verifying {spec.draft_tokens + 1} tokens a sequence costs, "
-            f"by the hardware model, {per_regime}")
-
-
 def _intervention_view(intervention, rows: CampaignRows, analysis: Analysis | None = None) -> InterventionView:
     names = {r.id: r.name for r in rows.regimes}
     effects = [
-        (e.id, _effect_text(e, [names[rid] for rid in rows.effect_regimes.get(e.id, [])], analysis), e.provenance)
+        (e.id, effect_text(e, [names[rid] for rid in rows.effect_regimes.get(e.id, [])], analysis), e.provenance)
         for e in rows.effects
         if e.intervention_id == intervention.id
     ]
@@ -437,7 +343,7 @@ def _assumptions(rows: CampaignRows) -> list[str]:
             out.append(f"{i.key} effort: {fmt.three_point(i.effort_low_days, i.effort_likely_days, i.effort_high_days, ' d')}")
     for e in rows.effects:
         if e.provenance == "assumed":
-            out.append(f"{keys[e.intervention_id]}: {_effect_text(e, [names[r] for r in rows.effect_regimes.get(e.id, [])])}")
+            out.append(f"{keys[e.intervention_id]}: {effect_text(e, [names[r] for r in rows.effect_regimes.get(e.id, [])])}")
     for regime in rows.regimes:
         profile = rows.profiles.get(regime.id)
         if profile is not None and profile.gpu_items:
