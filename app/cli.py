@@ -124,8 +124,9 @@ def cmd_import(args) -> int:
                 print(file=sys.stderr)
             _print_preview(preview)
             if args.dry_run:
-                print("dry run: nothing written")
-                return 0
+                blockers = _blockers(preview, args)
+                print("dry run: nothing written" + ("; the import would fail: " + "; ".join(blockers) if blockers else ""))
+                return 1 if blockers else 0
             records = confirm_import(session, args.campaign, preview, now=now, batch=secrets.token_hex(16),
                                      measured_at=args.measured_at, confirmed=args.confirm)
         except (ImportFileError, NotFound) as exc:
@@ -137,6 +138,17 @@ def cmd_import(args) -> int:
             return 2
     print(f"imported {len(records)} file(s) as batch {records[0].batch} (tierplan undo: the campaign's import page)")
     return 0
+
+
+def _blockers(preview, args) -> list[str]:
+    """What would stop the real import: duplicates, unresolved runs, a missing date, unconfirmed warnings."""
+    out = [f"{f.name} was already imported" for f in preview.files if f.duplicate_of]
+    out += preview.problems
+    if preview.needs_date and args.measured_at is None:
+        out.append("some runs carry no date: pass --measured-at")
+    if preview.flagged and not args.confirm:
+        out.append(f"{len(preview.flagged)} flagged value(s): pass --confirm")
+    return out
 
 
 def _print_preview(preview) -> None:

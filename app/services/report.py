@@ -194,7 +194,8 @@ def build_plan(session: Session, campaign_id: int) -> PlanReport:
         what_ifs=what_if_views(analysis),
         calibration=calibration_view(rows, analysis),
         simulation_text=(
-            f"{analysis.simulation.samples:,} PERT-beta samples of every three-point estimate, "
+            f"{analysis.simulation.samples:,} PERT-beta samples of every three-point estimate with each effect's "
+            "model error, "
             f"seed {analysis.simulation.seed}"
         ),
         analysis=analysis,

@@ -121,7 +121,7 @@ def history_rows(session, campaign_id: int, regime_id: int) -> list[dict]:
     return [
         {"id": m.id, "measured_at": timestamp(m.measured_at), "metric": m.metric, "value": measured(m.value),
          "unit": m.unit, "provenance": m.provenance, "source": m.source, "note": m.note, "kind": m.kind,
-         "includes": ", ".join(sorted(keys[i] for i in includes[m.id] if i in keys)) or "nothing listed",
+         "includes": ", ".join(sorted(keys[i] for i in includes[m.id] if i in keys)) or "none",
          "confirmed": m.confirmed, "retracted": m.retracted_at is not None,
          "retraction": (f"retracted {timestamp(m.retracted_at)} by {m.retracted_by}: {m.retraction_reason}"
                         if m.retracted_at else "")}

@@ -61,6 +61,9 @@ def test_import_reads_the_fixtures_and_refuses_a_second_copy(tmp_path):
     pasted = tierplan("import", str(data / "benchmark_serving_10qps.console.txt"), "--campaign", "1", "--regime",
                       "batch 1", "--kind", "gate check", url=url)
     assert pasted.returncode == 2 and "carries no date" in pasted.stderr
+    dry = tierplan("import", str(data / "benchmark_serving_10qps.console.txt"), "--campaign", "1", "--regime",
+                   "batch 1", "--kind", "gate check", "--dry-run", url=url)
+    assert dry.returncode == 1 and "the import would fail: some runs carry no date" in dry.stdout
 
 
 def test_import_names_the_bad_file_and_writes_nothing(tmp_path):
