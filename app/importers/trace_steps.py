@@ -2,7 +2,8 @@
 
 How passes are found, first that applies:
 1. `ProfilerStep#N` spans (torch.profiler's schedule writes them): one pass each.
-2. A host op that starts every pass: among the top-level ops of the launching thread, a name that
+2. A host span that starts every pass: among the spans of the launching thread (ops, modules,
+   annotations, at any depth), a name that
    cuts the GPU work into near-equal pieces, the first piece aside (a prefill may differ), each piece
    holding one host synchronisation (the sampled token read back); without synchronisations, the
    one with the most pieces. In a Hugging Face or vLLM decode loop this is the token embedding
@@ -185,7 +186,11 @@ def _passes(columns, tops: TopLevel, launch_ts, launch_tid, is_graph):
             return _assign(launch_ts, starts), f"{len(starts)} ProfilerStep markers"
     main = _main_thread(launch_tid)
     if main is not None and main in tops.ts:
-        found = _marker(tops, main, launch_ts[launch_tid == main], names, _sync_times(columns, main))
+        host_tid = np.frombuffer(columns.host_tid, dtype=np.int64)
+        mine = host_tid == main
+        spans = (np.frombuffer(columns.host_ts, dtype=np.float64)[mine],
+                 np.frombuffer(columns.host_name, dtype=np.int64)[mine])
+        found = _marker(spans, launch_ts[launch_tid == main], names, _sync_times(columns, main))
         if found is not None:
             name, starts = found
             return _assign(launch_ts, starts), f"{name} at the start of each pass ({len(starts)} found)"
@@ -213,8 +218,8 @@ def _main_thread(launch_tid: np.ndarray) -> int | None:
     return int(values[np.argmax(counts)])
 
 
-def _marker(tops: TopLevel, thread: int, item_ts: np.ndarray, names, sync_ts: np.ndarray) -> tuple[str, np.ndarray] | None:
-    """The top-level op that starts every pass.
+def _marker(spans, item_ts: np.ndarray, names, sync_ts: np.ndarray) -> tuple[str, np.ndarray] | None:
+    """The host span (an op, a module, an annotation, at any depth) that starts every pass.
 
     Candidates cut the GPU work into near-equal pieces (the first aside: a prefill may differ). Of
     those, one whose pieces each hold one host synchronisation (the sampled token read back) is a
@@ -223,7 +228,9 @@ def _marker(tops: TopLevel, thread: int, item_ts: np.ndarray, names, sync_ts: np
     """
     item_ts = np.sort(item_ts)
     total = len(item_ts)
-    op_ts, op_name = tops.ts[thread], tops.name[thread]
+    op_ts, op_name = spans
+    order = np.argsort(op_ts, kind="stable")
+    op_ts, op_name = op_ts[order], op_name[order]
     ids, counts = np.unique(op_name, return_counts=True)
     best, best_score = None, None
     for name_id, count in zip(ids.tolist(), counts.tolist()):

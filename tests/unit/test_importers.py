@@ -282,3 +282,28 @@ def test_a_trace_of_several_generate_calls_splits_into_steps_not_calls(tmp_path)
     assert steps.method == "aten::embedding at the start of each pass (21 found)"
     assert "".join(p.role[0] for p in steps.passes) == "p" + "d" * 6 + ("o" + "d" * 6) * 2
     assert steps.decode_steps == 18 and steps.busy_ms == pytest.approx(1.486, abs=0.001)
+
+
+def test_passes_are_found_by_an_annotation_nested_under_an_outer_python_frame():
+    """As vLLM's model runner writes it: one outer frame, a `forward` annotation a step, the token read back."""
+    import io
+    import json
+
+    events, corr, t = [{"ph": "X", "cat": "python_function", "name": "serve_loop", "ts": 0, "dur": 10_000,
+                        "pid": 1, "tid": 1}], 1, 10.0
+    for step in range(4):
+        events.append({"ph": "X", "cat": "user_annotation", "name": "gpu_model_runner: forward", "ts": t,
+                       "dur": 2000, "pid": 1, "tid": 1})
+        for k in range(30):
+            events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": t + 1, "dur": 5,
+                           "pid": 1, "tid": 1, "args": {"correlation": corr}})
+            events.append({"ph": "X", "cat": "kernel", "name": f"layer_kernel_{k % 3}", "ts": t + 10, "dur": 20,
+                           "pid": 0, "tid": 7, "args": {"correlation": corr, "stream": 7}})
+            corr, t = corr + 1, t + 50
+        events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "ts": t, "dur": 30,
+                       "pid": 1, "tid": 1, "args": {"correlation": corr}})
+        corr, t = corr + 1, t + 500
+    summary = parse_trace(io.BytesIO(json.dumps({"traceEvents": events}).encode()), "vllm-like.json")
+    steps = summary.steps
+    assert steps.method == "gpu_model_runner: forward at the start of each pass (4 found)"
+    assert [p.role for p in steps.passes] == ["decode"] * 4 and steps.gpu_items == 30
