@@ -17,9 +17,7 @@ import _bootstrap  # noqa: F401  (first: it finds the project virtualenv)
 _bootstrap.ensure_project_python()
 
 import argparse
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
