@@ -4,21 +4,26 @@ VENV := .venv
 BIN := $(VENV)/bin
 # htmx is vendored into static/vendor/ from the npm package htmx.org, pinned here.
 HTMX_VERSION := 2.0.11
+# Swagger UI for /docs, from the npm package swagger-ui-dist, pinned here.
+SWAGGER_UI_VERSION := 5.35.0
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: serve test install chromium vendor bench screenshot clean
+.PHONY: serve test lint install chromium vendor bench lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+# Dependencies come from the lock files (`make lock` refreshes them from pyproject.toml), the app itself after.
+$(VENV)/.installed: requirements.lock pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.lock
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test]'
-	touch $@
+$(VENV)/.installed-test: requirements-dev.lock pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements-dev.lock
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed
 
@@ -29,8 +34,18 @@ serve: $(VENV)/.installed
 chromium:
 	@test -x /usr/bin/chromium || ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium)
 
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check app tests bench migrations
+	$(BIN)/mypy
+
 test: $(VENV)/.installed-test chromium
 	$(BIN)/pytest
+
+lock: $(VENV)/.installed-test
+	$(BIN)/uv pip compile pyproject.toml --python-version 3.11 --quiet --custom-compile-command "make lock" \
+	  -o requirements.lock
+	$(BIN)/uv pip compile pyproject.toml --python-version 3.11 --quiet --custom-compile-command "make lock" \
+	  --extra test --extra dev -o requirements-dev.lock
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python bench/plan.py
@@ -42,6 +57,10 @@ vendor:
 	cd $$(mktemp -d) && npm pack --silent htmx.org@$(HTMX_VERSION) && tar xzf htmx.org-$(HTMX_VERSION).tgz && \
 	  { echo '/* htmx.org@$(HTMX_VERSION) (npm package htmx.org, dist/htmx.min.js), vendored unmodified below; refresh with `make vendor`. */'; \
 	    cat package/dist/htmx.min.js; } > $(CURDIR)/static/vendor/htmx.min.js
+	cd $$(mktemp -d) && npm pack --silent swagger-ui-dist@$(SWAGGER_UI_VERSION) && \
+	  tar xzf swagger-ui-dist-$(SWAGGER_UI_VERSION).tgz && mkdir -p $(CURDIR)/static/vendor/swagger-ui && \
+	  cp package/swagger-ui-bundle.js package/swagger-ui.css package/LICENSE package/NOTICE \
+	    $(CURDIR)/static/vendor/swagger-ui/
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

@@ -8,16 +8,16 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+from app.resources import resource_dir
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="TIERPLAN_")
 
     database_url: str = Field(default_factory=lambda: f"sqlite:///{Path.cwd() / 'var' / 'tierplan.db'}")
-    templates_dir: Path = PROJECT_ROOT / "templates"
-    static_dir: Path = PROJECT_ROOT / "static"
-    migrations_dir: Path = PROJECT_ROOT / "migrations"
+    templates_dir: Path = Field(default_factory=lambda: resource_dir("templates"))
+    static_dir: Path = Field(default_factory=lambda: resource_dir("static"))
+    migrations_dir: Path = Field(default_factory=lambda: resource_dir("migrations"))
     load_demo_on_empty: bool = True
     upload_dir: Path = Field(default_factory=lambda: Path.cwd() / "var" / "uploads")
     max_upload_mb: int = 2048  # per upload, all files together

@@ -37,6 +37,8 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
         title="tierplan",
         version=__version__,
         description="Honest tiered roadmaps for making an LLM serve faster on given GPUs.",
+        docs_url=None,  # served below from the vendored Swagger UI, so /docs works offline
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
@@ -54,6 +56,11 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     def healthz() -> dict[str, str]:
         """Liveness: the server answers."""
         return {"status": "ok"}
+
+    @app.get("/docs", include_in_schema=False)
+    def docs(request: Request):
+        """The API's interactive documentation, from static/vendor/swagger-ui (npm swagger-ui-dist)."""
+        return render(request, "docs.html", {"openapi_url": app.openapi_url})
 
     _install_error_pages(app)
     return app

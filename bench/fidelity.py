@@ -10,7 +10,7 @@ import a benchmark result as the regime's baseline.
 
 from __future__ import annotations
 
-import _bootstrap  # noqa: F401  (first: it finds the project virtualenv)
+import _bootstrap
 
 _bootstrap.ensure_project_python()
 

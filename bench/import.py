@@ -10,7 +10,7 @@ fixture, then runs each reader in a fresh process and prints, measured in one ru
 
 from __future__ import annotations
 
-import _bootstrap  # noqa: F401  (first: it finds the project virtualenv)
+import _bootstrap
 
 _bootstrap.ensure_project_python()
 

@@ -9,7 +9,7 @@ the ratio to /healthz, all measured in one run.
 
 from __future__ import annotations
 
-import _bootstrap  # noqa: F401  (first: it finds the project virtualenv)
+import _bootstrap
 
 _bootstrap.ensure_project_python()
 

@@ -12,7 +12,7 @@ The likely-value projection and the greedy order are timed too, for the record.
 
 from __future__ import annotations
 
-import _bootstrap  # noqa: F401  (first: it finds the project virtualenv)
+import _bootstrap
 
 _bootstrap.ensure_project_python()
 
@@ -38,7 +38,7 @@ def synthetic_campaign(interventions: int, regimes: int = 8, seed: int = 1) -> C
     for n, name in enumerate(names):
         shares = rng.dirichlet(np.ones(len(BUCKETS)))
         regime_values.append(Regime(name=name, concurrency=2 ** n, target_tok_s=1000.0, baseline_tok_s=10.0 * (n + 1),
-                                    profile=Profile.of(dict(zip(BUCKETS, shares.tolist())))))
+                                    profile=Profile.of(dict(zip(BUCKETS, shares.tolist(), strict=False)))))
     tiers = tuple(Tier(key=k, name=k, order=i) for i, k in enumerate("ABC"))
     items = []
     for i in range(interventions):

@@ -34,20 +34,20 @@ def step_effect(speedup: float, *regimes: str) -> Effect:
 
 
 def make_intervention(key: str = "X1", *effects: Effect, **overrides) -> Intervention:
-    values = dict(key=key, title=f"intervention {key}", effort_days=same(1), tier_key="A", effects=effects)
+    values = {"key": key, "title": f"intervention {key}", "effort_days": same(1), "tier_key": "A", "effects": effects}
     values.update(overrides)
     return Intervention(**values)
 
 
 def make_regime(name: str = "batch 1", shares: dict[str, float] | None = None, **overrides) -> Regime:
-    values = dict(
-        name=name,
-        concurrency=1,
-        target_tok_s=1000.0,
-        baseline_tok_s=10.0,
-        baseline_measured_at=datetime(2026, 11, 1),
-        profile=Profile.of(shares if shares is not None else {"attention": 0.63, "moe": 0.2, "other": 0.17}),
-    )
+    values = {
+        "name": name,
+        "concurrency": 1,
+        "target_tok_s": 1000.0,
+        "baseline_tok_s": 10.0,
+        "baseline_measured_at": datetime(2026, 11, 1),
+        "profile": Profile.of(shares if shares is not None else {"attention": 0.63, "moe": 0.2, "other": 0.17}),
+    }
     values.update(overrides)
     return Regime(**values)
 
@@ -67,7 +67,7 @@ def make_campaign(regimes=(), interventions=(), tiers=None, gates=(), measuremen
 
 
 def make_gate(regime: str = "batch 1", threshold: float = 40.0, **overrides) -> Gate:
-    values = dict(tier_key="A", regime=regime, metric="output_tok_s", comparator=Comparator.AT_LEAST, threshold=threshold)
+    values = {"tier_key": "A", "regime": regime, "metric": "output_tok_s", "comparator": Comparator.AT_LEAST, "threshold": threshold}
     values.update(overrides)
     return Gate(**values)
 

@@ -233,7 +233,7 @@ def _marker(spans, item_ts: np.ndarray, names, sync_ts: np.ndarray) -> tuple[str
     op_ts, op_name = op_ts[order], op_name[order]
     ids, counts = np.unique(op_name, return_counts=True)
     best, best_score = None, None
-    for name_id, count in zip(ids.tolist(), counts.tolist()):
+    for name_id, count in zip(ids.tolist(), counts.tolist(), strict=False):
         if count < 2 or total < 10 * count:
             continue
         starts = op_ts[op_name == name_id]
@@ -271,10 +271,10 @@ def _pass_infos(names, gpu, pass_of, launch_key, exclude_first: int) -> list[Pas
     launches = np.bincount(launch_pairs[0], minlength=len(number))
     name_pairs, name_counts = np.unique(np.stack([inverse, gpu["name"][valid]]), axis=1, return_counts=True)
     signatures = [Counter() for _ in number]
-    for p, name_id, count in zip(name_pairs[0].tolist(), name_pairs[1].tolist(), name_counts.tolist()):
+    for p, name_id, count in zip(name_pairs[0].tolist(), name_pairs[1].tolist(), name_counts.tolist(), strict=False):
         signatures[p][names[name_id]] = count
     similarity = [_similarity(s, signatures[-1]) for s in signatures]
-    alike = [b for b, s in zip(busy.tolist(), similarity) if s >= DECODE_SIMILARITY]
+    alike = [b for b, s in zip(busy.tolist(), similarity, strict=False) if s >= DECODE_SIMILARITY]
     reference = float(np.median(alike)) if alike else float(busy[-1])
     infos, leading = [], True
     for n, p in enumerate(number.tolist()):
@@ -372,7 +372,7 @@ def _router_tags(columns, tops: TopLevel, launch_ts, launch_tid) -> np.ndarray:
 
 def _kernels(names, gpu, chosen: np.ndarray, tags: np.ndarray) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
-    for name_id, dur, tag in zip(gpu["name"][chosen].tolist(), gpu["dur"][chosen].tolist(), tags[chosen].tolist()):
+    for name_id, dur, tag in zip(gpu["name"][chosen].tolist(), gpu["dur"][chosen].tolist(), tags[chosen].tolist(), strict=False):
         key = (ROUTER_TAG if tag else "") + names[name_id]
         entry = out.setdefault(key, [0.0, 0])
         entry[0] += dur

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from app.planning.model import Comparator, Gate, Measurement, Tier
 
 
-class GateStatus(str, Enum):
+class GateStatus(StrEnum):
     PASS = "pass"
     FAIL = "fail"
     PENDING = "pending"

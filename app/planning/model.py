@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 SHARE_TOLERANCE = 1e-6
@@ -16,7 +16,7 @@ class PlanningError(ValueError):
     """Inputs the planning core cannot compute from (the message says which)."""
 
 
-class Provenance(str, Enum):
+class Provenance(StrEnum):
     """Where a stored number came from."""
 
     MEASURED = "measured"
@@ -25,7 +25,7 @@ class Provenance(str, Enum):
     ASSUMED = "assumed"
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """Lifecycle of an intervention."""
 
     PROPOSED = "proposed"
@@ -35,7 +35,7 @@ class Status(str, Enum):
     REJECTED = "rejected"
 
 
-class EffectKind(str, Enum):
+class EffectKind(StrEnum):
     BUCKET = "bucket"  # speedup on one bucket of step time
     STEP = "step"  # whole-step multiplier, valid only in the regimes it names
     TIME_SAVED = "time_saved"  # milliseconds off each step, in the regimes it names
@@ -44,14 +44,14 @@ class EffectKind(str, Enum):
     LAUNCH_COUNT = "launch_count"  # launches a step added or removed (a fused or SDPA path)
 
 
-class MeasurementKind(str, Enum):
+class MeasurementKind(StrEnum):
     """A baseline starts the projection; a gate check only judges gates."""
 
     BASELINE = "baseline"
     GATE_CHECK = "gate check"
 
 
-class Comparator(str, Enum):
+class Comparator(StrEnum):
     AT_LEAST = ">="
     AT_MOST = "<="
 
@@ -147,11 +147,11 @@ class SpecDecode:
                 raise PlanningError("give one acceptance rate per draft position")
             if any(not 0 <= r <= 1 for r in self.per_position):
                 raise PlanningError("acceptance rates lie between 0 and 1")
-            if any(b > a + 1e-9 for a, b in zip(self.per_position, self.per_position[1:])):
+            if any(b > a + 1e-9 for a, b in zip(self.per_position, self.per_position[1:], strict=False)):
                 raise PlanningError("per-position acceptance cannot rise: position i+1 needs position i accepted")
         elif self.acceptance is None:
             raise PlanningError("speculative decoding needs an acceptance rate")
-        elif not (0 <= self.acceptance.low and self.acceptance.high <= 1):
+        elif not (self.acceptance.low >= 0 and self.acceptance.high <= 1):
             raise PlanningError("an acceptance rate lies between 0 and 1")
 
 

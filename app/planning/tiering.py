@@ -106,7 +106,7 @@ def _score(intervention: Intervention, draws, regimes, states, contexts, campaig
         before = states[regime.name]
         after = before.copy()
         if intervention.key not in regime.includes:
-            for effect, draw in zip(intervention.effects, draws):
+            for effect, draw in zip(intervention.effects, draws, strict=False):
                 apply_effect(effect, draw, after, contexts[regime.name])
         new_states[regime.name] = after
         log_gains.append(math.log(_tok_s(regime, after, campaign) / _tok_s(regime, before, campaign)))

@@ -115,7 +115,7 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
 
 def _apply(intervention, draws, noise, state, context, error, scale: float) -> None:
     before = None
-    for effect, draw, z in zip(intervention.effects, draws, noise):
+    for effect, draw, z in zip(intervention.effects, draws, noise, strict=False):
         if not effect.applies_to(context.name):
             continue
         before = state.per_token() if before is None else before

@@ -123,11 +123,11 @@ DECODE_GPUS = 4  # prefill and decode split across the two NUMA domains: decode 
 
 def _effect_columns(values) -> dict:
     if isinstance(values, tuple):
-        return dict(zip(("speedup_low", "speedup_likely", "speedup_high"), values))
+        return dict(zip(("speedup_low", "speedup_likely", "speedup_high"), values, strict=False))
     columns = {"draft_tokens": values["draft_tokens"]}
     for name in ("acceptance", "draft_cost"):
         if name in values:
-            columns.update(zip((f"{name}_low", f"{name}_likely", f"{name}_high"), values[name]))
+            columns.update(zip((f"{name}_low", f"{name}_likely", f"{name}_high"), values[name], strict=False))
     return columns
 
 

@@ -20,8 +20,8 @@ from app.db.tables import Campaign, Gate, Intervention, Prerequisite, Regime, Ti
 from app.planning.metrics import METRICS
 from app.planning.model import Status
 from app.services.errors import FormInvalid, NotFound
-from app.services.forms import PROVENANCE_OPTIONS, Field, raw_values, three_point_errors, validate
 from app.services.formatting import datetime_input, plain
+from app.services.forms import PROVENANCE_OPTIONS, Field, raw_values, three_point_errors, validate
 
 STATUS_OPTIONS = tuple((s.value, s.value) for s in Status)
 COMPARATOR_OPTIONS = ((">=", ">= (at least)"), ("<=", "<= (at most)"))

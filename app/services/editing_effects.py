@@ -14,8 +14,8 @@ from app.db.tables import Effect, EffectRegime, Intervention, Profile, ProfileSh
 from app.planning.model import SHARE_TOLERANCE
 from app.services.editing import Editor, _options, _set, register
 from app.services.errors import FormInvalid
-from app.services.forms import PROVENANCE_OPTIONS, Field, check, three_point_errors
 from app.services.formatting import plain
+from app.services.forms import PROVENANCE_OPTIONS, Field, check, three_point_errors
 
 KIND_OPTIONS = (
     ("bucket", "speedup of one bucket"),
@@ -106,7 +106,7 @@ def _check_triples(values: dict[str, Any], prefixes: tuple[str, ...]) -> dict[st
         names = tuple(f"{prefix}_{p}" for p in ("low", "likely", "high"))
         missing = [n for n in names if values[n] is None]
         if missing:
-            errors |= {n: "required for this kind of effect" for n in missing}
+            errors |= dict.fromkeys(missing, "required for this kind of effect")
         else:
             errors |= three_point_errors(values, names, THREE_POINTS[prefix][0].lower())
     return errors
@@ -126,7 +126,7 @@ def _spec_errors(values: dict[str, Any]) -> dict[str, str]:
             return errors | {"acceptance_per_position": "comma-separated numbers between 0 and 1"}
         if any(not 0 <= r <= 1 for r in rates):
             errors["acceptance_per_position"] = "each rate lies between 0 and 1"
-        elif any(b > a for a, b in zip(rates, rates[1:])):
+        elif any(b > a for a, b in zip(rates, rates[1:], strict=False)):
             errors["acceptance_per_position"] = "rates cannot rise with the position (position i+1 needs i accepted)"
         elif values["draft_tokens"] is not None and len(rates) != values["draft_tokens"]:
             errors["acceptance_per_position"] = f"give {values['draft_tokens']} rates, one a draft position"

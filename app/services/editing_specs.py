@@ -10,8 +10,8 @@ from sqlmodel import Session
 from app.db import repo
 from app.db.tables import HardwareSpec, ModelSpec
 from app.services.errors import FormInvalid
-from app.services.forms import PROVENANCE_OPTIONS, Field, raw_values, validate
 from app.services.formatting import plain
+from app.services.forms import PROVENANCE_OPTIONS, Field, raw_values, validate
 from app.services.presets import GPU_PRESETS, MODEL_PRESETS
 
 DTYPE_OPTIONS = (("bf16", "BF16"), ("fp8", "FP8"), ("fp4", "FP4"))

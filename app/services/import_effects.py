@@ -33,14 +33,14 @@ def mismatches(rows: CampaignRows, *, models=(), gpus=(), engines=()) -> tuple[l
     our_model = rows.model_spec.name if rows.model_spec else campaign.model
     our_gpu = rows.hardware.name if rows.hardware else campaign.hardware
     for label, values, ours, where in (("model", models, our_model, "model spec"), ("GPU", gpus, our_gpu, "hardware spec")):
-        for value in sorted(set(v for v in values if v)):
+        for value in sorted({v for v in values if v}):
             named.append(f"{label} {value}")
             if ours and not same_thing(value, ours) and not same_thing(value, f"{campaign.model} {campaign.hardware}"):
                 warnings.append(f"the file names {label} {value!r}, the campaign's {where} is {ours!r}: "
                                 "make sure it was measured on this setup")
     text = _norm(f"{campaign.notes} {campaign.hardware} {campaign.model}")
     ours_engines = [e for e in ENGINES if _norm(e) in text]
-    for value in sorted(set(v for v in engines if v)):
+    for value in sorted({v for v in engines if v}):
         named.append(f"engine {value}")
         if ours_engines and not any(_norm(e) in _norm(value) for e in ours_engines):
             warnings.append(f"the file was measured with {value!r}; the campaign describes {', '.join(ours_engines)}")
@@ -51,7 +51,7 @@ def measurement_consequences(campaign: core.Campaign, added: list[core.Measureme
     """Per regime: the baseline it would replace (or why not), the step time, and the gates it would decide."""
     after = with_measurements(campaign, added)
     lines = []
-    for regime, new in zip(campaign.regimes, after.regimes):
+    for regime, new in zip(campaign.regimes, after.regimes, strict=False):
         mine = [m for m in added if m.regime == regime.name]
         if not mine:
             continue
@@ -83,7 +83,7 @@ def _gate_changes(before: core.Campaign, after: core.Campaign) -> list[str]:
     lines = []
     old = evaluate_gates(before.gates, before.tiers, before.measurements)
     new = evaluate_gates(after.gates, after.tiers, after.measurements)
-    for was, now in zip(old, new):
+    for was, now in zip(old, new, strict=False):
         if now.status != was.status or now.evidence != was.evidence:
             g = now.gate
             lines.append(f"gate of tier {g.tier_key}, {g.regime} {g.metric} {g.comparator.value} {fmt.plain(g.threshold)}: "

@@ -190,7 +190,7 @@ def _measurement_preview(session, rows, infos, options: ImportOptions, regimes: 
         readings = [_reading(m, now, options.kind) for m in preview.measurements]
         campaign, _, _ = core_campaign(rows)
         preview.consequences += measurement_consequences(campaign, [_core(r) for r in readings])
-        for row, found in zip(preview.measurements, problems_of(session, rows.campaign.id, readings, now=now)):
+        for row, found in zip(preview.measurements, problems_of(session, rows.campaign.id, readings, now=now), strict=False):
             for problem in found:
                 line = f"{row.where}, {row.metric} {row.value:g}: {problem.message}"
                 (preview.flagged if problem.confirmable else preview.problems).append(line)
@@ -242,6 +242,17 @@ def _core_profile(draft: ProfileDraft) -> core.Profile:
     return to_core_profile(row, [ProfileShare(profile_id=0, bucket=b, share=s) for b, s in draft.shares])
 
 
+def import_problems(preview: Preview, *, measured_at: datetime | None, confirmed: bool) -> list[str]:
+    """Everything that would stop `confirm_import` with these answers (a dry run reports them all)."""
+    out = [f"{f.name} was already imported ({f.duplicate_of})" for f in preview.files if f.duplicate_of]
+    out += preview.problems
+    if preview.needs_date and measured_at is None:
+        out.append("some runs carry no date: give the time they were measured")
+    if preview.flagged and not confirmed:
+        out += [f"flagged, needs confirming: {line}" for line in preview.flagged]
+    return out
+
+
 def confirm_import(
     session: Session, campaign_id: int, preview: Preview, *, now: datetime, batch: str,
     measured_at: datetime | None = None, confirmed: bool = False,
@@ -285,21 +296,21 @@ def _settle(session, campaign_id: int, preview: Preview, *, now, measured_at, co
         raise FormInvalid({"measured_at": f"{', '.join(undated)} carries no date: give the time it was measured"})
     readings = [_reading(m, now, preview.measurement_kind) for m in preview.measurements]
     found = problems_of(session, campaign_id, readings, now=now)
-    errors = [f"{row.where}, {row.metric}: {p.message}" for row, ps in zip(preview.measurements, found) for p in ps
+    errors = [f"{row.where}, {row.metric}: {p.message}" for row, ps in zip(preview.measurements, found, strict=False) for p in ps
               if not p.confirmable]
     if errors:
         raise FormInvalid({"measured_at" if "future" in errors[0] else "files": errors[0]})
     warnings = [f"{row.where}, {row.metric} {row.value:g}: {p.message}"
-                for row, ps in zip(preview.measurements, found) for p in ps]
+                for row, ps in zip(preview.measurements, found, strict=False) for p in ps]
     if warnings and not confirmed:
         raise FormInvalid({"confirm": "; ".join(warnings)}, confirmable=True)
     return ["; ".join(p.message for p in ps) for ps in found]
 
 
 def _write_measurements(session, campaign_id: int, preview: Preview, records, regimes, confirmations) -> None:
-    by_file = {f.name: r for f, r in zip(preview.files, records)}
+    by_file = {f.name: r for f, r in zip(preview.files, records, strict=False)}
     by_key = {i.key: i.id for i in repo.interventions_of(session, campaign_id=campaign_id)}
-    for row, confirmed in zip(preview.measurements, confirmations):
+    for row, confirmed in zip(preview.measurements, confirmations, strict=False):
         record = by_file[row.where.split(", ")[0]]
         measurement = Measurement(
             regime_id=regimes[row.regime].id, metric=row.metric, value=row.value, unit=row.unit,

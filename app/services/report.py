@@ -15,7 +15,6 @@ from app.planning.uncertainty import TierDistribution
 from app.services import formatting as fmt
 from app.services.analysis import Analysis, analyse
 from app.services.errors import NotFound
-from app.services.report_texts import band_text, baseline_row, effect_text, includes_text, launch_text, step_text
 from app.services.report_extras import (
     CalibrationView,
     OrderingView,
@@ -27,6 +26,7 @@ from app.services.report_extras import (
     specs_view,
     what_if_views,
 )
+from app.services.report_texts import band_text, baseline_row, effect_text, includes_text, launch_text, step_text
 
 
 @dataclass
@@ -206,11 +206,11 @@ def _step_view(step: Step, label: str, spread: TierDistribution | None = None) -
     shares = dict(step.shares)
     spread_texts = {}
     if spread is not None and spread.p50_tok_s is not None:
-        spread_texts = dict(
-            p10_text=fmt.tok_s(spread.p10_tok_s), p50_text=fmt.tok_s(spread.p50_tok_s),
-            p90_text=fmt.tok_s(spread.p90_tok_s), p_target_text=fmt.probability(spread.p_target),
-            p_target=spread.p_target, band_text=band_text(spread.input_share),
-        )
+        spread_texts = {
+            "p10_text": fmt.tok_s(spread.p10_tok_s), "p50_text": fmt.tok_s(spread.p50_tok_s),
+            "p90_text": fmt.tok_s(spread.p90_tok_s), "p_target_text": fmt.probability(spread.p_target),
+            "p_target": spread.p_target, "band_text": band_text(spread.input_share),
+        }
     return StepView(
         capped=step.capped,
         uncapped_text=fmt.tok_s(step.uncapped_tok_s) if step.capped else "",

@@ -64,17 +64,17 @@ def ceiling_texts(ceiling: Ceiling | None, projection: RegimeProjection) -> dict
     if ceiling is None:
         return {}
     compute = f", compute floor {fmt.number(ceiling.compute_floor_ms, 'ms')}" if ceiling.compute_floor_ms else ""
-    return dict(
-        ceiling_text=fmt.tok_s(ceiling.ceiling_tok_s),
-        ceiling_detail=(
+    return {
+        "ceiling_text": fmt.tok_s(ceiling.ceiling_tok_s),
+        "ceiling_detail": (
             f"{ceiling.bound}-bound: {fmt.size(ceiling.weight_bytes)} of weights "
             f"({fmt.number(ceiling.distinct_experts, '')} distinct experts a layer) and "
             f"{fmt.size(ceiling.kv_bytes)} of KV cache a step, memory floor "
             f"{fmt.number(ceiling.memory_floor_ms, 'ms')}{compute}"
         ),
-        ceiling_verdict=projection.ceiling_verdict or "",
-        target_above_ceiling=projection.target_tok_s > ceiling.ceiling_tok_s,
-    )
+        "ceiling_verdict": projection.ceiling_verdict or "",
+        "target_above_ceiling": projection.target_tok_s > ceiling.ceiling_tok_s,
+    }
 
 
 HARDWARE_LABELS = (

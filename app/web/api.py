@@ -7,9 +7,9 @@ from datetime import datetime
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
+from app.db import repo
 from app.db.tables import CampaignPublic, MeasurementPublic
 from app.services import campaigns as campaign_service
-from app.db import repo
 from app.services.measurements import record_measurement, retract_measurement
 from app.services.report import build_plan
 from app.web.deps import NowDep, SessionDep

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
+
 from app.db.tables import Regime
 from app.services import campaigns as campaign_service
 from app.services.editing import EDITORS, Editor, load_row, save

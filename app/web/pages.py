@@ -9,8 +9,8 @@ from app.db import repo
 from app.exporters.markdown import render_roadmap
 from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid, NotFound
-from app.services.forms import Form, raw_values
 from app.services.formatting import measured, timestamp
+from app.services.forms import Form, raw_values
 from app.services.measurements import (
     CONFIRM,
     RETRACT_FIELDS,

@@ -9,17 +9,16 @@ landed or validated by the time they were taken (the default a new measurement g
 On SQLite the effect and measurement tables are rebuilt (batch mode); env.py turns foreign keys
 off around the run so the rebuild does not cascade into their children.
 """
-from typing import Sequence, Union
+from collections.abc import Sequence
 
-from alembic import op
 import sqlalchemy as sa
 import sqlmodel
-
+from alembic import op
 
 revision: str = '0004'
-down_revision: Union[str, None] = '0003'
-branch_labels: Union[str, Sequence[str], None] = None
-depends_on: Union[str, Sequence[str], None] = None
+down_revision: str | None = '0003'
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 OLD_KINDS = "kind IN ('bucket', 'step', 'time_saved', 'spec_decode')"
 NEW_KINDS = "kind IN ('bucket', 'step', 'time_saved', 'spec_decode', 'launch_overhead', 'launch_count')"

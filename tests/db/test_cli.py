@@ -31,7 +31,7 @@ def test_exporting_an_unknown_campaign_says_so(tmp_path):
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     tierplan("migrate", url=url)
     export = tierplan("export", "7", "--out", str(tmp_path / "x.md"), url=url)
-    assert export.returncode == 2 and "no campaign 7" in export.stderr
+    assert export.returncode == 1 and "no campaign 7" in export.stderr
     assert not (tmp_path / "x.md").exists()
 
 
@@ -43,7 +43,7 @@ def test_import_reads_the_fixtures_and_refuses_a_second_copy(tmp_path):
     tierplan("demo", url=url)
     unconfirmed = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--regime",
                            "concurrency 16", url=url)
-    assert unconfirmed.returncode == 2 and "above the hardware ceiling" in unconfirmed.stderr
+    assert unconfirmed.returncode == 1 and "above the hardware ceiling" in unconfirmed.stderr
     assert "pass --confirm" in unconfirmed.stderr
     assert "would: older than the concurrency 16 baseline" in unconfirmed.stdout
     assert "check: the file names model 'meta-llama/Llama-3.2-3B-Instruct'" in unconfirmed.stdout
@@ -53,17 +53,17 @@ def test_import_reads_the_fixtures_and_refuses_a_second_copy(tmp_path):
     assert "output_tok_s" in first.stdout and "2249.25" in first.stdout and "89.77" in first.stdout
     again = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--regime",
                      "concurrency 16", "--confirm", url=url)
-    assert again.returncode == 2 and "already imported" in again.stderr
+    assert again.returncode == 1 and "already imported" in again.stderr
     trace = tierplan("import", str(data / "trace_eager_b1.json.gz"), "--campaign", "1", "--regime", "batch 1",
                      "--step-ms", "11.44", url=url)
     assert trace.returncode == 0 and "host_overhead" in trace.stdout and "87.0%" in trace.stdout
     assert "6 decode steps (aten::embedding at the start of each pass (7 found))" in trace.stdout
     pasted = tierplan("import", str(data / "benchmark_serving_10qps.console.txt"), "--campaign", "1", "--regime",
                       "batch 1", "--kind", "gate check", url=url)
-    assert pasted.returncode == 2 and "carries no date" in pasted.stderr
+    assert pasted.returncode == 1 and "carries no date" in pasted.stderr
     dry = tierplan("import", str(data / "benchmark_serving_10qps.console.txt"), "--campaign", "1", "--regime",
                    "batch 1", "--kind", "gate check", "--dry-run", url=url)
-    assert dry.returncode == 1 and "the import would fail: some runs carry no date" in dry.stdout
+    assert dry.returncode == 1 and "the import would fail: some runs carry no date: give the time" in dry.stdout
 
 
 def test_import_names_the_bad_file_and_writes_nothing(tmp_path):
@@ -73,4 +73,43 @@ def test_import_names_the_bad_file_and_writes_nothing(tmp_path):
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     tierplan("demo", url=url)
     bad = tierplan("import", str(data / "malformed_middle.json"), "--campaign", "1", "--regime", "batch 1", url=url)
-    assert bad.returncode == 2 and "malformed_middle.json, line 2: invalid JSON" in bad.stderr
+    assert bad.returncode == 1 and "malformed_middle.json, line 2: invalid JSON" in bad.stderr
+
+
+def test_version_usage_errors_and_help(tmp_path):
+    from app import __version__
+
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    version = tierplan("--version", url=url)
+    assert version.returncode == 0 and version.stdout.strip() == f"tierplan {__version__}"
+    usage = tierplan("export", url=url)
+    assert usage.returncode == 2 and "Missing argument" in usage.stderr
+    unknown = tierplan("import", "--campaign", "1", str(tmp_path / "absent.json"), url=url)
+    assert unknown.returncode == 2 and "does not exist" in unknown.stderr
+    help_text = tierplan("import", "--help", url=url).stdout
+    for option in ("--campaign", "--regime", "--step-ms", "--steps", "--kind", "--includes", "--measured-at",
+                   "--exclude-passes", "--confirm", "--dry-run", "--time-unit", "--name-column"):
+        assert option in help_text
+
+
+def test_unmigrated_database_is_a_failure_with_a_hint(tmp_path):
+    url = f"sqlite:///{tmp_path / 'empty.db'}"
+    export = tierplan("export", "1", "--out", "-", url=url)
+    assert export.returncode == 1 and "run `tierplan migrate` first?" in export.stderr
+    assert "Traceback" not in export.stderr
+
+
+def test_dry_run_of_an_open_loop_run_without_a_regime_fails_and_says_why(tmp_path):
+    from pathlib import Path
+
+    data = Path(__file__).parent.parent / "data"
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    tierplan("demo", url=url)
+    dry = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--dry-run", url=url)
+    assert dry.returncode == 1
+    assert "the import would fail" in dry.stdout
+    assert "open loop at 10 req/s matches no regime by concurrency; choose its regime" in dry.stdout
+    assert "flagged, needs confirming" not in dry.stdout  # nothing is flagged until a regime is chosen
+    fine = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--regime",
+                    "concurrency 16", "--confirm", "--dry-run", url=url)
+    assert fine.returncode == 0 and "the import would succeed" in fine.stdout

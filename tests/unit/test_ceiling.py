@@ -9,17 +9,17 @@ from tests.factories import make_campaign, make_intervention, make_regime, step_
 
 
 def gpu(**overrides) -> GpuSpec:
-    values = dict(name="test GPU", count=1, memory_gb=80, bandwidth_gb_s=1000, tflops=(("bf16", 100.0),),
-                  scaling_efficiency=1.0)
+    values = {"name": "test GPU", "count": 1, "memory_gb": 80, "bandwidth_gb_s": 1000, "tflops": (("bf16", 100.0),),
+                  "scaling_efficiency": 1.0}
     values.update(overrides)
     return GpuSpec(**values)
 
 
 def moe(**overrides) -> ModelSpec:
     # 10 layers x 8 experts of 1e8 params = 8e9 routed, 2e9 dense; 2 experts a token: 4e9 active
-    values = dict(name="toy MoE", total_params_b=10, active_params_b=4, layers=10, routed_experts=8,
-                  experts_per_token=2, shared_experts=0, dense_bytes_per_weight=2, expert_bytes_per_weight=1,
-                  kv_bytes_per_token=0, compute_dtype="bf16")
+    values = {"name": "toy MoE", "total_params_b": 10, "active_params_b": 4, "layers": 10, "routed_experts": 8,
+                  "experts_per_token": 2, "shared_experts": 0, "dense_bytes_per_weight": 2, "expert_bytes_per_weight": 1,
+                  "kv_bytes_per_token": 0, "compute_dtype": "bf16"}
     values.update(overrides)
     return ModelSpec(**values)
 

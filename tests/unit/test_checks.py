@@ -14,8 +14,8 @@ NOW = datetime(2026, 12, 1, 12)
 def campaign(**overrides):
     tier = make_tier("A", 1, started_at=datetime(2026, 11, 16))
     gate = Gate("A", "batch 1", "output_tok_s", Comparator.AT_LEAST, 40.0)
-    values = dict(regimes=[make_regime()], interventions=[make_intervention("A1", step_effect(4, "batch 1"))],
-                  tiers=(tier,), gates=(gate,), measurements=(make_measurement(10, datetime(2026, 11, 1)),))
+    values = {"regimes": [make_regime()], "interventions": [make_intervention("A1", step_effect(4, "batch 1"))],
+                  "tiers": (tier,), "gates": (gate,), "measurements": (make_measurement(10, datetime(2026, 11, 1)),)}
     values.update(overrides)
     base = make_campaign(**values)
     from dataclasses import replace

@@ -291,7 +291,7 @@ def test_passes_are_found_by_an_annotation_nested_under_an_outer_python_frame():
 
     events, corr, t = [{"ph": "X", "cat": "python_function", "name": "serve_loop", "ts": 0, "dur": 10_000,
                         "pid": 1, "tid": 1}], 1, 10.0
-    for step in range(4):
+    for _step in range(4):
         events.append({"ph": "X", "cat": "user_annotation", "name": "gpu_model_runner: forward", "ts": t,
                        "dur": 2000, "pid": 1, "tid": 1})
         for k in range(30):

@@ -17,7 +17,7 @@ BUCKETS = ("attention", "moe", "dense_gemm", "other")
 def profiles(draw):
     weights = [draw(st.floats(0.01, 1.0)) for _ in BUCKETS]
     total = sum(weights)
-    return {b: w / total for b, w in zip(BUCKETS, weights)}
+    return {b: w / total for b, w in zip(BUCKETS, weights, strict=False)}
 
 
 @st.composite
@@ -52,7 +52,7 @@ def campaigns(draw, ceiling=None):
 def test_speedups_of_at_least_one_never_lower_a_projection(campaign):
     result = project_regime(campaign.regimes[0], campaign)
     throughputs = [result.baseline.tok_s] + [s.tok_s for s in result.steps]
-    assert all(b >= a * (1 - 1e-12) for a, b in zip(throughputs, throughputs[1:]))
+    assert all(b >= a * (1 - 1e-12) for a, b in zip(throughputs, throughputs[1:], strict=False))
 
 
 @settings(max_examples=150, deadline=None)

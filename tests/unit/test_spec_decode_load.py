@@ -11,8 +11,8 @@ from tests.unit.test_ceiling import gpu, moe
 
 
 def v4_floor(concurrency: int) -> StepFloor:
-    from app.db.tables import HardwareSpec, ModelSpec
     from app.db.mappers import to_gpu_spec, to_model_spec
+    from app.db.tables import HardwareSpec, ModelSpec
 
     hardware = HardwareSpec(campaign_id=0, name="RTX PRO 6000", count=4, scaling_efficiency=0.8,
                             **GPU_PRESETS["rtx-pro-6000"].values())

@@ -1,0 +1,148 @@
+"""The `tierplan` command: serve, migrate, demo, export, import.
+
+Exit codes: 0 done, 1 the command failed (a bad file, an unknown campaign, an import that would fail),
+2 the command line itself is wrong (typer's usage errors).
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from app import __version__
+from app.config import get_settings
+
+FAILED = 1  # the command ran and failed; 2 (usage) comes from typer
+
+app = typer.Typer(
+    name="tierplan",
+    help="Honest tiered roadmaps for making an LLM serve faster on given GPUs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def fail(message: str) -> typer.Exit:
+    """Say what went wrong on standard error; the caller raises the returned Exit."""
+    err.print(f"[bold red]tierplan:[/] {message}", markup=True)
+    return typer.Exit(FAILED)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        out.print(f"tierplan {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_show_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Honest tiered roadmaps for making an LLM serve faster on given GPUs.
+
+    The database is TIERPLAN_DATABASE_URL (default: var/tierplan.db under the current folder).
+    """
+
+
+def _migrate(url: str) -> None:
+    from app.db.migrate import upgrade_to_head
+
+    upgrade_to_head(url)
+
+
+@app.command()
+def migrate() -> None:
+    """Bring the database to the newest schema."""
+    url = get_settings().database_url
+    _migrate(url)
+    out.print(f"database at head: {url}")
+
+
+@app.command()
+def demo() -> None:
+    """Migrate, then load the reference campaign (DOMAIN.md) as a new campaign."""
+    from app.db.engine import make_engine, new_session
+    from app.services.demo import load_demo
+
+    url = get_settings().database_url
+    _migrate(url)
+    engine = make_engine(url)
+    try:
+        with new_session(engine) as session:
+            campaign_id = load_demo(session, now=datetime.now(UTC)).id
+    finally:
+        engine.dispose()
+    out.print(f"loaded the reference campaign as campaign {campaign_id}")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+) -> None:
+    """Migrate, load the demo campaign into an empty database, and serve the web app."""
+    import uvicorn
+
+    from app.main import create_app
+
+    settings = get_settings()
+    _migrate(settings.database_url)
+    out.print(f"tierplan on http://{host}:{port} (database {settings.database_url})")
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+
+
+@app.command()
+def export(
+    campaign_id: Annotated[int, typer.Argument(help="The campaign's id (its number in the page's address).")],
+    out_path: Annotated[str, typer.Option("--out", help="File to write, or - for standard output.")],
+) -> None:
+    """Write a campaign's roadmap as markdown."""
+    from app.db.engine import make_engine, new_session
+    from app.exporters.markdown import render_roadmap
+    from app.services.errors import NotFound
+    from app.services.report import build_plan
+
+    engine = make_engine(get_settings().database_url)
+    try:
+        with new_session(engine) as session:
+            try:
+                plan = build_plan(session, campaign_id)
+            except NotFound as exc:
+                raise fail(str(exc)) from None
+    finally:
+        engine.dispose()
+    text = render_roadmap(plan, generated_at=datetime.now(UTC))
+    if out_path == "-":
+        sys.stdout.write(text)
+    else:
+        Path(out_path).write_text(text, encoding="utf-8")
+        out.print(f"wrote {out_path}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line and return its exit code (usage errors: 2, from typer)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from app.cli import imports  # noqa: F401  (registers `tierplan import`)
+
+    try:
+        app(args=argv, prog_name="tierplan")
+    except SQLAlchemyError as exc:
+        err.print(f"tierplan: could not use the database {get_settings().database_url} "
+                  f"(run `tierplan migrate` first?): {exc.__class__.__name__}: {str(exc.orig or exc).splitlines()[0]}"
+                  if hasattr(exc, "orig") else f"tierplan: database error: {exc}")
+        return FAILED
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else FAILED)
+    return 0

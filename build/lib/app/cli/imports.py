@@ -1,0 +1,181 @@
+"""`tierplan import`: the web import's preview and confirm services, from the command line."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from app.cli import app, err, fail, out
+from app.config import get_settings
+from app.services.imports import Preview
+
+BIG_FILE_BYTES = 8 << 20  # a progress bar for reads above this
+
+
+class TimeUnit(StrEnum):
+    ns = "ns"
+    us = "us"
+    ms = "ms"
+    s = "s"
+
+
+class Kind(StrEnum):
+    baseline = "baseline"
+    gate_check = "gate check"
+
+
+def _utc(text: str) -> datetime:
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise typer.BadParameter(f"expected a date and time like 2026-12-01T14:30, got {text!r}") from None
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+
+
+@app.command("import")
+def import_files(
+    files: Annotated[list[Path], typer.Argument(exists=True, dir_okay=False, readable=True,
+                                                help="Benchmark results or profiles; the format is read from each.")],
+    campaign: Annotated[int, typer.Option(help="The campaign's id.")],
+    regime: Annotated[str | None, typer.Option(
+        help="The regime, by name. Benchmarks: default is the regime whose concurrency the run's matches.")] = None,
+    step_ms: Annotated[float | None, typer.Option(help="Profiles: the measured step time in ms.")] = None,
+    steps: Annotated[int | None, typer.Option(min=1, help="Profiles: how many steps the trace covers.")] = None,
+    name_column: Annotated[str | None, typer.Option(help="Generic kernel CSV: the kernel-name column.")] = None,
+    time_column: Annotated[str | None, typer.Option(help="Generic kernel CSV: the total-time column.")] = None,
+    time_unit: Annotated[TimeUnit, typer.Option(help="Generic kernel CSV: the unit of the time column.")] = TimeUnit.ns,
+    kind: Annotated[Kind, typer.Option(
+        help="Benchmarks: a baseline starts the projection, a gate check only judges gates.")] = Kind.baseline,
+    includes: Annotated[str | None, typer.Option(
+        help="Benchmarks: comma-separated intervention keys the runs were taken with "
+             "(default: those landed by each run's date; '' for none).")] = None,
+    measured_at: Annotated[datetime | None, typer.Option(
+        parser=_utc, metavar="ISO-8601", help="Benchmarks: when undated runs were measured (UTC).")] = None,
+    exclude_passes: Annotated[int, typer.Option(min=0, help="Traces: leave out the first N forward passes.")] = 0,
+    confirm: Annotated[bool, typer.Option("--confirm", help="Import values the checks flag as unlikely.")] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Show the preview and every problem, write nothing; exit 1 if the import would fail.")
+    ] = False,
+) -> None:
+    """Import benchmark results or profiles into a campaign: a preview first, then one transaction."""
+    from app.db.engine import make_engine, new_session
+    from app.importers.errors import ImportFileError
+    from app.importers.kernel_csv import ColumnMap
+    from app.services.campaigns import get_campaign
+    from app.services.errors import FormInvalid, NotFound
+    from app.services.imports import ImportOptions, confirm_import, import_problems, preview_import
+
+    columns = ColumnMap(name_column, time_column, time_unit.value) if name_column else None
+    keys = [k.strip() for k in includes.split(",") if k.strip()] if includes is not None else None
+    options = ImportOptions(regime, step_ms, steps, columns, kind=kind.value, includes=keys,
+                            measured_at=measured_at, exclude_passes=exclude_passes)
+    engine = make_engine(get_settings().database_url)
+    now = datetime.now(UTC)
+    try:
+        with new_session(engine) as session:
+            try:
+                get_campaign(session, campaign)
+                with _progress(sum(p.stat().st_size for p in files)) as advance:
+                    preview = preview_import(session, campaign, [(p.name, p) for p in files], options, now=now,
+                                             on_progress=advance)
+                print_preview(preview)
+                problems = import_problems(preview, measured_at=measured_at, confirmed=confirm)
+                if dry_run:
+                    _report_dry_run(problems)
+                    return
+                records = confirm_import(session, campaign, preview, now=now, batch=secrets.token_hex(16),
+                                         measured_at=measured_at, confirmed=confirm)
+            except (ImportFileError, NotFound) as exc:
+                raise fail(str(exc)) from None
+            except FormInvalid as exc:
+                hint = " (pass --confirm to import them as they are)" if exc.confirmable else ""
+                raise fail("; ".join(exc.errors.values()) + hint) from None
+    finally:
+        engine.dispose()
+    out.print(f"imported {len(records)} file(s) as batch {records[0].batch} (undo: the campaign's import page)")
+
+
+def _report_dry_run(problems: list[str]) -> None:
+    if not problems:
+        out.print("dry run: nothing written; the import would succeed")
+        return
+    out.print("dry run: nothing written; the import would fail: " + "; ".join(problems))
+    raise typer.Exit(1)
+
+
+class _progress:
+    """A rich progress bar on standard error while a large file is read; a no-op for small ones."""
+
+    def __init__(self, total_bytes: int):
+        self.total = total_bytes
+        self.bar: Progress | None = None
+
+    def __enter__(self):
+        if self.total <= BIG_FILE_BYTES:
+            return lambda n_bytes: None
+        self.bar = Progress(TextColumn("reading"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                            console=err, transient=True)
+        self.bar.start()
+        task = self.bar.add_task("read", total=self.total)
+        return lambda n_bytes: self.bar.advance(task, n_bytes)
+
+    def __exit__(self, *exc_info) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def print_preview(preview: Preview) -> None:
+    """What the import would write and change, as tables and lines on standard output."""
+    for f in preview.files:
+        out.print(f"{f.name}: {f.format}, {f.size_bytes:,} bytes, sha256 {f.sha256[:12]}")
+    if preview.named:
+        out.print("  names " + ", ".join(preview.named))
+    for line in preview.warnings:
+        out.print(f"  check: {line}")
+    if preview.kind == "measurements":
+        out.print(_measurement_table(preview))
+    else:
+        _print_profile(preview)
+    for line in preview.consequences:
+        out.print(f"  would: {line}")
+    for line in preview.problems:
+        out.print(f"  problem: {line}")
+    for line in preview.flagged:
+        out.print(f"  flagged (needs --confirm): {line}")
+
+
+def _measurement_table(preview: Preview) -> Table:
+    from app.services.formatting import measured
+
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    for name, justify in (("regime", "left"), ("metric", "left"), ("value", "right"), ("unit", "left"),
+                          ("from", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for m in preview.measurements:
+        table.add_row(m.regime, m.metric, measured(m.value), m.unit, m.where)
+    return table
+
+
+def _print_profile(preview: Preview) -> None:
+    out.print(f"  profile of {preview.regime}: {preview.how}")
+    table = Table(box=None, pad_edge=False, show_edge=False)
+    table.add_column("bucket")
+    table.add_column("share", justify="right")
+    for bucket, share in preview.shares:
+        table.add_row(bucket, f"{share * 100:.1f}%")
+    out.print(table)
+    if preview.unmatched:
+        out.print(f"  {len(preview.unmatched)} kernel(s) matched no rule and went to 'other'")
+    draft = preview.draft
+    if draft is not None and draft.passes:
+        out.print(f"  {draft.steps} decode steps ({draft.pass_method}): GPU busy {draft.gpu_busy_ms:.3f} ms, "
+                  f"{draft.host_launches:.0f} launch calls, {draft.gpu_items:.0f} GPU items a step")
+        for note in draft.pass_notes:
+            out.print(f"  note: {note}")

@@ -1,0 +1,29 @@
+"""Settings, read from TIERPLAN_* environment variables through get_settings()."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.resources import resource_dir
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="TIERPLAN_")
+
+    database_url: str = Field(default_factory=lambda: f"sqlite:///{Path.cwd() / 'var' / 'tierplan.db'}")
+    templates_dir: Path = Field(default_factory=lambda: resource_dir("templates"))
+    static_dir: Path = Field(default_factory=lambda: resource_dir("static"))
+    migrations_dir: Path = Field(default_factory=lambda: resource_dir("migrations"))
+    load_demo_on_empty: bool = True
+    upload_dir: Path = Field(default_factory=lambda: Path.cwd() / "var" / "uploads")
+    max_upload_mb: int = 2048  # per upload, all files together
+    inline_parse_mb: int = 16  # larger uploads are parsed in the background, with progress
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,1 @@
+"""Persistence: engine, tables and queries (the only code that knows SQL)."""

@@ -1,0 +1,1 @@
+"""Renderers of core values into documents."""

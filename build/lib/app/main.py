@@ -1,0 +1,116 @@
+"""The application factory."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app import __version__
+from app.config import Settings, get_settings
+from app.db.engine import make_engine
+from app.services.errors import FormInvalid, NotFound
+from app.web import api, editor_pages, import_pages, pages, spec_pages
+from app.web.deps import utc_now
+from app.web.templating import make_templates, render
+
+log = logging.getLogger("tierplan")
+
+
+def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
+    """Build the app on `settings` (default: from the environment); `clock` gives aware UTC datetimes."""
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        if settings.load_demo_on_empty:
+            load_demo_if_empty(app.state.engine, clock())
+        yield
+        app.state.engine.dispose()
+
+    app = FastAPI(
+        lifespan=lifespan,
+        title="tierplan",
+        version=__version__,
+        description="Honest tiered roadmaps for making an LLM serve faster on given GPUs.",
+        docs_url=None,  # served below from the vendored Swagger UI, so /docs works offline
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.engine = make_engine(settings.database_url)
+    app.state.templates = make_templates(str(settings.templates_dir))
+    app.state.clock = clock
+    app.state.import_jobs = {}  # token -> background parse of a large upload
+    app.mount("/static", StaticFiles(directory=settings.static_dir), name="static")
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    app.include_router(spec_pages.router)
+    app.include_router(import_pages.router)
+    app.include_router(editor_pages.router)
+
+    @app.get("/healthz", tags=["api"])
+    def healthz() -> dict[str, str]:
+        """Liveness: the server answers."""
+        return {"status": "ok"}
+
+    @app.get("/docs", include_in_schema=False)
+    def docs(request: Request):
+        """The API's interactive documentation, from static/vendor/swagger-ui (npm swagger-ui-dist)."""
+        return render(request, "docs.html", {"openapi_url": app.openapi_url})
+
+    _install_error_pages(app)
+    return app
+
+
+def load_demo_if_empty(engine, now) -> None:
+    """First start: an empty (migrated) database gets the reference campaign."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from app.db import repo
+    from app.db.engine import new_session
+    from app.services.demo import load_demo
+
+    try:
+        with new_session(engine) as session:
+            if repo.count_campaigns(session) == 0:
+                campaign = load_demo(session, now=now)
+                log.warning("empty database: loaded the reference campaign as campaign %s", campaign.id)
+    except SQLAlchemyError as exc:
+        log.error("could not read the database (run `tierplan migrate` first?): %s", exc)
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api") or request.url.path == "/healthz"
+
+
+def _error_page(request: Request, status: int, title: str, message: str):
+    if _wants_json(request):
+        return JSONResponse({"detail": message}, status_code=status)
+    return render(request, "error.html", {"title": title, "message": message}, status=status)
+
+
+def _install_error_pages(app: FastAPI) -> None:
+    @app.exception_handler(NotFound)
+    async def not_found(request: Request, exc: NotFound):
+        return _error_page(request, 404, "Not found", str(exc))
+
+    @app.exception_handler(FormInvalid)
+    async def form_invalid(request: Request, exc: FormInvalid):
+        if _wants_json(request):
+            return JSONResponse({"detail": "invalid input", "errors": exc.errors, "confirmable": exc.confirmable},
+                                status_code=422)
+        return _error_page(request, 422, "Invalid input", str(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException):
+        message = "No such page." if exc.status_code == 404 else str(exc.detail)
+        return _error_page(request, exc.status_code, "Not found" if exc.status_code == 404 else "Error", message)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception):
+        log.exception("unexpected error on %s", request.url.path)
+        return _error_page(request, 500, "Something went wrong", "The server hit an error; it has been logged.")

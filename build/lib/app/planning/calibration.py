@@ -1,0 +1,122 @@
+"""Predicted against measured gain of the changes a campaign measured, its running bias and model-error scale.
+
+Each throughput measurement records the interventions it includes. A measured change is a pair
+in one regime: a measurement, and the newest earlier one whose includes are a proper subset of
+its own (the largest such subset); the interventions in the difference are what changed. Its
+predicted gain is what their likely effects do to the regime's profile on their own; the measured
+gain is the newer value over the older. Per regime and set of interventions the newest pair counts.
+The bias is measured / predicted (geometric mean over the pairs); the realised share is the measured
+log-gain over the predicted log-gain, which is what applying the bias to the remaining projections
+scales each effect's log-speedup by. The same pairs set the scale of the model-error priors.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from app.planning.effects import apply_effect, magnitude, point_draw
+from app.planning.metrics import THROUGHPUT_METRIC
+from app.planning.model import Campaign, Measurement, Regime
+from app.planning.model_error import scale_from, sigma
+from app.planning.projection import ALREADY_IN_BASELINE, context_of, plan_order
+from app.planning.step import start_state
+
+
+@dataclass(frozen=True)
+class CalibrationPoint:
+    key: str  # the interventions that changed, "A1, A2"
+    regime: str
+    predicted_gain: float
+    measured_gain: float | None
+    before: Measurement | None
+    after: Measurement | None
+    reason: str  # why there is no measured gain yet, or ""
+    predicted_sigma: float = 0.0  # the model error of the prediction, on ln(gain)
+
+    @property
+    def bias(self) -> float | None:
+        return None if self.measured_gain is None else self.measured_gain / self.predicted_gain
+
+
+@dataclass(frozen=True)
+class CalibrationSummary:
+    points: tuple[CalibrationPoint, ...]
+    bias: float | None  # geometric mean of measured / predicted
+    realised: float | None  # sum of measured log-gains / sum of predicted log-gains
+    error_scale: float = 1.0  # on the model-error priors
+    error_points: int = 0  # how many measured changes set it
+
+
+def calibrate(campaign: Campaign) -> CalibrationSummary:
+    """Every measured change's predicted and measured gain, the bias, and the model-error scale."""
+    points = []
+    order = [i.key for _, members in plan_order(campaign) for i in members]
+    by_key = {i.key: i for i in campaign.interventions}
+    for regime in campaign.regimes:
+        for before, after in _pairs(campaign.measurements, regime.name):
+            changed = [k for k in order if k in after.includes - before.includes]
+            changed += sorted(k for k in after.includes - before.includes if k not in order)
+            predicted, spread = predicted_gain([by_key[k] for k in changed if k in by_key], regime, campaign)
+            points.append(CalibrationPoint(", ".join(changed), regime.name, predicted, after.value / before.value,
+                                           before, after, "", spread))
+    points += _waiting(campaign)
+    measured = [p for p in points if p.measured_gain is not None and abs(p.predicted_gain - 1) > 1e-9]
+    if not measured:
+        return CalibrationSummary(tuple(points), None, None)
+    bias = math.exp(sum(math.log(p.bias) for p in measured) / len(measured))
+    predicted_log = sum(math.log(p.predicted_gain) for p in measured)
+    realised = sum(math.log(p.measured_gain) for p in measured) / predicted_log if predicted_log else None
+    z = [math.log(p.bias) / p.predicted_sigma for p in measured if p.predicted_sigma > 0]
+    scale, used = scale_from(z)
+    return CalibrationSummary(tuple(points), bias, realised, scale, used)
+
+
+def predicted_gain(interventions, regime: Regime, campaign: Campaign) -> tuple[float, float]:
+    """The gain a token the interventions' likely effects give on the regime's profile alone, and its model sigma."""
+    state = start_state(regime.profile)
+    context = context_of(regime, campaign)
+    start = state.per_token()
+    variance = 0.0
+    for intervention in interventions:
+        for effect in intervention.effects:
+            if not effect.applies_to(regime.name):
+                continue
+            draw = point_draw(effect)
+            before = state.per_token()
+            if apply_effect(effect, draw, state, context) is None:
+                variance += (sigma(effect.kind) * magnitude(effect, draw, before, state.per_token(), context.floor)) ** 2
+    return float(start / state.per_token()), math.sqrt(variance)
+
+
+def _waiting(campaign: Campaign) -> list[CalibrationPoint]:
+    """Landed work no throughput measurement of a regime it touches includes yet."""
+    out = []
+    for intervention in campaign.interventions:
+        if intervention.status not in ALREADY_IN_BASELINE:
+            continue
+        for regime in campaign.regimes:
+            if not any(e.applies_to(regime.name) for e in intervention.effects):
+                continue
+            series = [m for m in campaign.measurements if m.regime == regime.name and m.metric == THROUGHPUT_METRIC]
+            if any(intervention.key in m.includes for m in series):
+                continue
+            predicted, spread = predicted_gain([intervention], regime, campaign)
+            out.append(CalibrationPoint(intervention.key, regime.name, predicted, None, None, None,
+                                        "no throughput measurement includes it yet", spread))
+    return out
+
+
+def _pairs(measurements, regime_name: str) -> list[tuple[Measurement, Measurement]]:
+    series = sorted(
+        (m for m in measurements if m.regime == regime_name and m.metric == THROUGHPUT_METRIC and m.value > 0),
+        key=lambda m: m.measured_at,
+    )
+    newest: dict[frozenset[str], tuple[Measurement, Measurement]] = {}
+    for n, after in enumerate(series):
+        earlier = [m for m in series[:n] if m.includes < after.includes and m.measured_at < after.measured_at]
+        if not earlier:
+            continue
+        before = max(earlier, key=lambda m: (len(m.includes), m.measured_at))
+        newest[after.includes - before.includes] = (before, after)
+    return sorted(newest.values(), key=lambda pair: pair[1].measured_at)

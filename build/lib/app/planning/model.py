@@ -1,0 +1,284 @@
+"""Core value types of the planning domain: frozen, unit-named, free of I/O."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+SHARE_TOLERANCE = 1e-6
+OTHER_BUCKET = "other"
+
+
+class PlanningError(ValueError):
+    """Inputs the planning core cannot compute from (the message says which)."""
+
+
+class Provenance(StrEnum):
+    """Where a stored number came from."""
+
+    MEASURED = "measured"
+    IMPORTED = "imported"
+    REPORTED = "reported"
+    ASSUMED = "assumed"
+
+
+class Status(StrEnum):
+    """Lifecycle of an intervention."""
+
+    PROPOSED = "proposed"
+    IN_PROGRESS = "in progress"
+    LANDED = "landed"
+    VALIDATED = "validated"
+    REJECTED = "rejected"
+
+
+class EffectKind(StrEnum):
+    BUCKET = "bucket"  # speedup on one bucket of step time
+    STEP = "step"  # whole-step multiplier, valid only in the regimes it names
+    TIME_SAVED = "time_saved"  # milliseconds off each step, in the regimes it names
+    SPEC_DECODE = "spec_decode"  # speculative decoding: draft length, acceptance, draft cost
+    LAUNCH_OVERHEAD = "launch_overhead"  # a share of the per-launch host cost removed (CUDA graphs)
+    LAUNCH_COUNT = "launch_count"  # launches a step added or removed (a fused or SDPA path)
+
+
+class MeasurementKind(StrEnum):
+    """A baseline starts the projection; a gate check only judges gates."""
+
+    BASELINE = "baseline"
+    GATE_CHECK = "gate check"
+
+
+class Comparator(StrEnum):
+    AT_LEAST = ">="
+    AT_MOST = "<="
+
+
+@dataclass(frozen=True)
+class ThreePoint:
+    """A low / likely / high estimate; low <= likely <= high."""
+
+    low: float
+    likely: float
+    high: float
+
+    def __post_init__(self) -> None:
+        values = (self.low, self.likely, self.high)
+        if not all(math.isfinite(v) for v in values):
+            raise PlanningError("estimates must be finite numbers")
+        if not self.low <= self.likely <= self.high:
+            raise PlanningError(
+                f"estimate must satisfy low <= likely <= high, got {self.low} / {self.likely} / {self.high}"
+            )
+
+
+@dataclass(frozen=True)
+class LaunchProfile:
+    """What a trace says one step launches: GPU work items, host launch calls, and the GPU's gap per item."""
+
+    gpu_items: float  # kernels, memcpys and memsets the GPU runs a step
+    host_launches: float  # launch calls the host makes a step (one for a whole graph replay)
+    step_ms: float  # the measured step the profile's shares are of
+    gpu_gap_us: float  # GPU time before each item (measured between queued items, else a prior)
+    host_fixed_ms: float = 0.0  # host time a step that is not per launch (sampling, scheduling)
+    gap_measured: bool = False
+
+    def __post_init__(self) -> None:
+        values = (self.gpu_items, self.host_launches, self.step_ms, self.gpu_gap_us, self.host_fixed_ms)
+        if not all(math.isfinite(v) and v >= 0 for v in values) or self.step_ms <= 0:
+            raise PlanningError("launch counts and times must be finite and >= 0, the step time > 0")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Shares (0..1) of one step's time by bucket, and the step's launches when a trace gave them.
+
+    Shares summing to less than 1 give the remainder to the "other" bucket;
+    shares summing to more than 1 (beyond a 1e-6 tolerance) are an error.
+    """
+
+    shares: tuple[tuple[str, float], ...]
+    launches: LaunchProfile | None = None
+
+    @classmethod
+    def of(cls, shares: dict[str, float], launches: LaunchProfile | None = None) -> Profile:
+        """Build a normalised profile; raises PlanningError on negative shares or a sum above 1."""
+        cleaned: dict[str, float] = {}
+        for bucket, share in shares.items():
+            if not math.isfinite(share) or share < 0:
+                raise PlanningError(f"share of {bucket!r} must be a number >= 0, got {share}")
+            cleaned[bucket] = cleaned.get(bucket, 0.0) + share
+        total = sum(cleaned.values())
+        if total > 1 + SHARE_TOLERANCE:
+            raise PlanningError(f"shares sum to {total:.4f}, more than 1")
+        remainder = 1.0 - total
+        if remainder > SHARE_TOLERANCE:
+            cleaned[OTHER_BUCKET] = cleaned.get(OTHER_BUCKET, 0.0) + remainder
+        return cls(shares=tuple(cleaned.items()), launches=launches)
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(self.shares)
+
+
+@dataclass(frozen=True)
+class SpecDecode:
+    """Speculative decoding: `draft_tokens` (g) drafted a step and verified in one target step.
+
+    The draft-and-verify step costs 1 + g c of a plain step when a draft cost `c` is given;
+    without one it follows the hardware model: a step with g + 1 tokens a sequence in flight over a
+    step with one. Acceptance is either one per-token rate (three-point) or, as vLLM reports it,
+    per-position rates: the fraction of drafts whose position i was accepted.
+    """
+
+    draft_tokens: int
+    draft_cost: ThreePoint | None = None
+    acceptance: ThreePoint | None = None
+    per_position: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.draft_tokens < 1:
+            raise PlanningError("draft length must be at least 1")
+        if self.draft_cost is not None and self.draft_cost.low < 0:
+            raise PlanningError("draft cost must be >= 0")
+        if self.per_position:
+            if len(self.per_position) != self.draft_tokens:
+                raise PlanningError("give one acceptance rate per draft position")
+            if any(not 0 <= r <= 1 for r in self.per_position):
+                raise PlanningError("acceptance rates lie between 0 and 1")
+            if any(b > a + 1e-9 for a, b in zip(self.per_position, self.per_position[1:], strict=False)):
+                raise PlanningError("per-position acceptance cannot rise: position i+1 needs position i accepted")
+        elif self.acceptance is None:
+            raise PlanningError("speculative decoding needs an acceptance rate")
+        elif not (self.acceptance.low >= 0 and self.acceptance.high <= 1):
+            raise PlanningError("an acceptance rate lies between 0 and 1")
+
+
+@dataclass(frozen=True)
+class Effect:
+    """What an intervention does to step time.
+
+    A bucket effect divides that bucket's time by `speedup`; empty `regimes`
+    means every regime. A step effect divides the whole step and must name
+    the regimes where it was measured or estimated; so must a time-saved
+    effect, which takes `saved_ms` off each step (off `bucket` when named).
+    A spec-decode effect makes a step yield E tokens a sequence at its draft-and-verify cost.
+    A launch-overhead effect removes the share `removed` (0..1) of the per-launch host cost; a
+    launch-count effect adds `launches` (negative: removes) GPU work items a step.
+    """
+
+    kind: EffectKind
+    speedup: ThreePoint | None = None
+    bucket: str | None = None
+    regimes: frozenset[str] = frozenset()
+    saved_ms: ThreePoint | None = None
+    spec: SpecDecode | None = None
+    removed: ThreePoint | None = None
+    launches: ThreePoint | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind in (EffectKind.BUCKET, EffectKind.STEP):
+            if self.speedup is None or self.speedup.low <= 0:
+                raise PlanningError("a speedup must be greater than 0")
+        if self.kind is EffectKind.BUCKET and not self.bucket:
+            raise PlanningError("a bucket effect needs a bucket")
+        if self.kind in (EffectKind.STEP, EffectKind.TIME_SAVED) and not self.regimes:
+            raise PlanningError("a whole-step or time-saved effect must name the regimes it was measured in")
+        if self.kind is EffectKind.TIME_SAVED and (self.saved_ms is None or self.saved_ms.low < 0):
+            raise PlanningError("time saved must be >= 0 ms")
+        if self.kind is EffectKind.SPEC_DECODE and self.spec is None:
+            raise PlanningError("a speculative-decoding effect needs its draft parameters")
+        if self.kind is EffectKind.LAUNCH_OVERHEAD and (
+            self.removed is None or self.removed.low < 0 or self.removed.high > 1
+        ):
+            raise PlanningError("the share of launch overhead removed lies between 0 and 1")
+        if self.kind is EffectKind.LAUNCH_COUNT and self.launches is None:
+            raise PlanningError("a launch-count effect needs the launches a step it adds or removes")
+
+    def applies_to(self, regime_name: str) -> bool:
+        return not self.regimes or regime_name in self.regimes
+
+
+@dataclass(frozen=True)
+class Intervention:
+    key: str
+    title: str
+    effort_days: ThreePoint
+    status: Status = Status.PROPOSED
+    tier_key: str | None = None
+    effects: tuple[Effect, ...] = ()
+    prerequisites: tuple[str, ...] = ()  # keys of interventions that must come first
+    started_at: datetime | None = None
+    landed_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Tier:
+    key: str
+    name: str
+    order: int
+    started_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Regime:
+    """One workload point.
+
+    `baseline_tok_s` is its newest baseline output throughput, if any, and `includes` the keys of
+    the interventions that baseline was measured with: the projection applies every other one.
+    `step_ms` is the baseline's step time where a benchmark measured it (mean TPOT); without it
+    the step is concurrency / throughput.
+    """
+
+    name: str
+    concurrency: int
+    target_tok_s: float
+    baseline_tok_s: float | None = None
+    baseline_measured_at: datetime | None = None
+    profile: Profile | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    includes: frozenset[str] = frozenset()
+    step_ms: float | None = None
+    step_source: str = ""
+
+
+@dataclass(frozen=True)
+class Measurement:
+    regime: str
+    metric: str
+    value: float
+    measured_at: datetime
+    kind: MeasurementKind = MeasurementKind.BASELINE
+    includes: frozenset[str] = frozenset()  # interventions in place when it was taken
+
+
+@dataclass(frozen=True)
+class Gate:
+    tier_key: str
+    regime: str
+    metric: str
+    comparator: Comparator
+    threshold: float
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """Everything the planner needs about one campaign."""
+
+    regimes: tuple[Regime, ...]
+    tiers: tuple[Tier, ...]
+    interventions: tuple[Intervention, ...]
+    gates: tuple[Gate, ...] = ()
+    measurements: tuple[Measurement, ...] = field(default=())
+    ceilings_tok_s: tuple[tuple[str, float], ...] = ()  # regime name -> hardware ceiling, where specs allow
+    calibration: float | None = None  # share of predicted log-gain realised, applied to pending work
+    floors: tuple[tuple[str, Any], ...] = ()  # regime name -> ceiling.StepFloor, where specs allow
+    model_error_scale: float = 1.0  # calibration's factor on the model-error priors
+
+    def ceiling_of(self, regime_name: str) -> float | None:
+        return dict(self.ceilings_tok_s).get(regime_name)
+
+    def floor_of(self, regime_name: str):
+        return dict(self.floors).get(regime_name)

@@ -1,0 +1,127 @@
+"""A suggested order: greedy by marginal projected gain per effort day, recomputed after each pick.
+
+The gain of a candidate is measured on the state the earlier picks leave
+(so Amdahl's law shrinks the gain of a bucket already made fast), as the
+mean over regimes with a baseline of the log-throughput it adds, capped at
+the hardware ceiling. A candidate waits until its prerequisites are picked.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from app.planning.effects import apply_effect, point_draw
+from app.planning.model import Campaign, EffectKind, Intervention, Status
+from app.planning.projection import ALREADY_IN_BASELINE, cap_tok_s, context_of
+from app.planning.step import start_state
+
+MIN_EFFORT_DAYS = 0.1  # a zero-day estimate must not make the gain per day infinite
+EFFORT_BANDS = ((5.0, "A", "days"), (30.0, "B", "weeks"), (math.inf, "C", "months"))
+
+
+@dataclass(frozen=True)
+class Pick:
+    key: str
+    title: str
+    effort_days: float
+    gain: float  # geometric-mean throughput factor this pick adds, given the earlier picks
+    gain_per_day: float  # log-gain per effort day
+    cumulative_days: float
+    band: str  # suggested tier letter by effort band
+    band_label: str
+
+
+@dataclass(frozen=True)
+class Ordering:
+    picks: tuple[Pick, ...]
+    overlaps: tuple[tuple[str, tuple[str, ...]], ...]  # bucket -> interventions that all speed it up
+    blocked: tuple[tuple[str, str], ...]  # key -> why it could not be placed
+
+
+def effort_band(effort_days: float) -> tuple[str, str]:
+    """The suggested tier letter and label for a likely effort in days."""
+    return next((letter, label) for limit, letter, label in EFFORT_BANDS if effort_days <= limit)
+
+
+def same_bucket_overlaps(interventions) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Buckets that two or more live interventions speed up: their gains multiply on that bucket, they do not add."""
+    by_bucket: dict[str, list[str]] = {}
+    for intervention in interventions:
+        if intervention.status is Status.REJECTED:
+            continue
+        for effect in intervention.effects:
+            if effect.kind in (EffectKind.BUCKET, EffectKind.TIME_SAVED) and effect.bucket:
+                keys = by_bucket.setdefault(effect.bucket, [])
+                if intervention.key not in keys:
+                    keys.append(intervention.key)
+    return tuple((b, tuple(keys)) for b, keys in by_bucket.items() if len(keys) > 1)
+
+
+def suggest_order(campaign: Campaign) -> Ordering:
+    """Greedy order of the interventions still to do, with overlaps and blocked ones listed."""
+    done = {i.key for i in campaign.interventions if i.status in ALREADY_IN_BASELINE}
+    todo = [i for i in campaign.interventions if i.status is not Status.REJECTED and i.key not in done]
+    known = {i.key for i in campaign.interventions}
+    regimes = [r for r in campaign.regimes if r.baseline_tok_s]
+    states = {r.name: start_state(r.profile) for r in regimes}
+    contexts = {r.name: context_of(r, campaign) for r in regimes}
+    position = {i.key: n for n, i in enumerate(todo)}
+    draws = {i.key: [point_draw(e) for e in i.effects] for i in todo}
+    picked: list[Pick] = []
+    placed = set(done)
+    total_days = 0.0
+    while True:
+        ready = [i for i in todo if i.key not in placed and set(i.prerequisites) <= placed]
+        if not ready:
+            break
+        scored = [(_score(i, draws[i.key], regimes, states, contexts, campaign), i) for i in ready]
+        (log_gain, new_states), best = max(
+            scored, key=lambda s: (s[0][0] / max(s[1].effort_days.likely, MIN_EFFORT_DAYS), -position[s[1].key])
+        )
+        states = new_states
+        placed.add(best.key)
+        total_days += best.effort_days.likely
+        letter, label = effort_band(best.effort_days.likely)
+        picked.append(
+            Pick(
+                key=best.key,
+                title=best.title,
+                effort_days=best.effort_days.likely,
+                gain=math.exp(log_gain),
+                gain_per_day=log_gain / max(best.effort_days.likely, MIN_EFFORT_DAYS),
+                cumulative_days=total_days,
+                band=letter,
+                band_label=label,
+            )
+        )
+    blocked = tuple((i.key, _why_blocked(i, placed, known)) for i in todo if i.key not in placed)
+    return Ordering(picks=tuple(picked), overlaps=same_bucket_overlaps(campaign.interventions), blocked=blocked)
+
+
+def _score(intervention: Intervention, draws, regimes, states, contexts, campaign: Campaign):
+    """Mean log-throughput gain over regimes if this intervention came next, and the states it leaves."""
+    new_states, log_gains = {}, []
+    for regime in regimes:
+        before = states[regime.name]
+        after = before.copy()
+        if intervention.key not in regime.includes:
+            for effect, draw in zip(intervention.effects, draws, strict=False):
+                apply_effect(effect, draw, after, contexts[regime.name])
+        new_states[regime.name] = after
+        log_gains.append(math.log(_tok_s(regime, after, campaign) / _tok_s(regime, before, campaign)))
+    return (sum(log_gains) / len(log_gains) if log_gains else 0.0), new_states
+
+
+def _tok_s(regime, state, campaign: Campaign) -> float:
+    tok_s = regime.baseline_tok_s * float(state.tokens) / max(float(state.step()), 1e-12)
+    cap = cap_tok_s(campaign, regime, state)
+    return min(tok_s, float(cap)) if cap else tok_s
+
+
+def _why_blocked(intervention: Intervention, placed: set[str], known: set[str]) -> str:
+    missing = [k for k in intervention.prerequisites if k not in placed]
+    unknown = [k for k in missing if k not in known]
+    if unknown:
+        return f"needs {', '.join(unknown)}, which no intervention is called"
+    return f"waits for {', '.join(missing)} (rejected, blocked, or a cycle)"

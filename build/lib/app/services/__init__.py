@@ -1,0 +1,1 @@
+"""Use cases: each public function that writes commits once, or raises and writes nothing."""

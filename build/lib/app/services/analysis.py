@@ -1,0 +1,85 @@
+"""Everything the core computes for one campaign: ceilings, calibration, projections, simulation, order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from app.db.mappers import to_core, to_gpu_spec, to_model_spec
+from app.db.repo import CampaignRows
+from app.planning import model as core
+from app.planning.calibration import CalibrationSummary, calibrate
+from app.planning.ceiling import Ceiling, StepFloor, decode_ceiling, mean_decode_context
+from app.planning.gates import GateResult, evaluate_gates
+from app.planning.projection import RegimeProjection, project_campaign
+from app.planning.tiering import Ordering, suggest_order
+from app.planning.uncertainty import Simulation, simulate
+from app.planning.whatif import WhatIf, what_if
+
+
+@dataclass
+class Analysis:
+    campaign: core.Campaign
+    ceilings: dict[str, Ceiling]
+    ceiling_problem: str | None  # why no ceiling could be computed
+    calibration: CalibrationSummary
+    calibration_applied: bool
+    projections: tuple[RegimeProjection, ...]
+    simulation: Simulation
+    ordering: Ordering
+    what_ifs: dict[str, tuple[WhatIf, ...]]
+    gate_results: tuple[GateResult, ...]
+
+
+def ceilings_of(rows: CampaignRows, campaign: core.Campaign) -> tuple[dict[str, Ceiling], dict[str, StepFloor], str | None]:
+    """Each regime's decode ceiling and hardware model from the campaign's specs, or why there is none."""
+    if rows.hardware is None or rows.model_spec is None:
+        missing = [n for n, r in (("hardware", rows.hardware), ("model", rows.model_spec)) if r is None]
+        return {}, {}, f"no {' or '.join(missing)} specs entered: the ceiling is unknown"
+    gpu, model = to_gpu_spec(rows.hardware), to_model_spec(rows.model_spec)
+    floors = {
+        r.name: StepFloor(gpu, model, r.concurrency, mean_decode_context(r.input_tokens, r.output_tokens))
+        for r in campaign.regimes
+    }
+    try:
+        ceilings = {name: decode_ceiling(f.gpu, f.model, f.concurrency, f.context_tokens) for name, f in floors.items()}
+    except (core.PlanningError, ArithmeticError) as exc:
+        return {}, {}, f"the specs do not give a ceiling: {exc}"
+    return ceilings, floors, None
+
+
+# The core is pure and its inputs are frozen, so a page view of an unchanged campaign reuses the
+# last Monte Carlo and greedy order instead of recomputing them.
+cached_simulation = lru_cache(maxsize=64)(simulate)
+cached_order = lru_cache(maxsize=64)(suggest_order)
+
+
+def core_campaign(rows: CampaignRows) -> tuple[core.Campaign, dict[str, Ceiling], str | None]:
+    """The core's campaign with its ceilings and hardware models (no simulation)."""
+    campaign = to_core(rows)
+    ceilings, floors, problem = ceilings_of(rows, campaign)
+    campaign = replace(campaign, ceilings_tok_s=tuple((name, c.ceiling_tok_s) for name, c in ceilings.items()),
+                       floors=tuple(floors.items()))
+    return campaign, ceilings, problem
+
+
+def analyse(rows: CampaignRows) -> Analysis:
+    """Run the whole planning core on a campaign's rows."""
+    campaign, ceilings, problem = core_campaign(rows)
+    calibration = calibrate(campaign)
+    campaign = replace(campaign, model_error_scale=calibration.error_scale)
+    applied = bool(rows.campaign.apply_calibration and calibration.realised is not None)
+    if applied:
+        campaign = replace(campaign, calibration=calibration.realised)
+    return Analysis(
+        campaign=campaign,
+        ceilings=ceilings,
+        ceiling_problem=problem,
+        calibration=calibration,
+        calibration_applied=applied,
+        projections=project_campaign(campaign),
+        simulation=cached_simulation(campaign, rows.campaign.samples, rows.campaign.seed),
+        ordering=cached_order(campaign),
+        what_ifs={r.name: what_if(r.profile) for r in campaign.regimes if r.profile is not None},
+        gate_results=evaluate_gates(campaign.gates, campaign.tiers, campaign.measurements),
+    )

@@ -1,0 +1,366 @@
+"""Importing benchmark results and profiles: preview first (with its consequences), then one transaction, undoable."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlmodel import Session, col, select
+
+from app.db import repo
+from app.db.mappers import to_core_profile
+from app.db.tables import ImportRecord, KernelRule, Measurement, MeasurementInclude, Profile, ProfileShare, Regime
+from app.importers import detect as formats
+from app.importers.benchmarks import parse_console, parse_results_json
+from app.importers.buckets import DEFAULT_RULES
+from app.importers.kernel_csv import ColumnMap
+from app.importers.records import BenchmarkRun
+from app.planning import model as core
+from app.planning.checks import Reading
+from app.planning.metrics import metric_unit
+from app.services.analysis import core_campaign
+from app.services.errors import FormInvalid, NotFound
+from app.services.import_effects import measurement_consequences, mismatches, profile_consequences
+from app.services.import_profiles import ProfileDraft, profile_draft, read_text
+from app.services.measurements import default_includes, problems_of
+
+PROFILE_FORMATS = {formats.TRACE, formats.NSYS, formats.KERNEL_CSV}
+
+
+@dataclass
+class ImportOptions:
+    regime: str | None = None  # benchmark results: this regime instead of matching by concurrency
+    step_ms: float | None = None  # profiles: the measured step time
+    steps: int | None = None  # profiles: how many steps the trace covers (found in it when it can be)
+    columns: ColumnMap | None = None  # generic kernel CSV
+    kind: str = "baseline"  # measurements: baseline or gate check
+    includes: list[str] | None = None  # measurements: what they were taken with (None: landed by their date)
+    measured_at: datetime | None = None  # measurements: the date of runs the file does not date
+    exclude_passes: int = 0  # traces: leave out the first N forward passes
+
+
+@dataclass
+class FileInfo:
+    name: str
+    path: str
+    sha256: str
+    size_bytes: int
+    format: str
+    duplicate_of: str = ""  # "file.json, imported 2026-12-01 as batch ..." when already imported
+
+
+@dataclass
+class MeasurementRow:
+    regime: str
+    metric: str
+    value: float
+    unit: str
+    measured_at: str  # ISO; "" when neither the file nor the user dated it
+    where: str  # "file.json, line 1"
+    note: str
+    includes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Preview:
+    kind: str  # "measurements" or "profile"
+    files: list[FileInfo]
+    measurements: list[MeasurementRow] = field(default_factory=list)
+    regime: str = ""
+    shares: list[tuple[str, float]] = field(default_factory=list)
+    how: str = ""
+    top_kernels: list[tuple[str, str, float, int, float]] = field(default_factory=list)
+    unmatched: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # block the import until fixed
+    spec_decode: list[str] = field(default_factory=list)
+    consequences: list[str] = field(default_factory=list)  # what it would change
+    warnings: list[str] = field(default_factory=list)  # shown, not blocking: another model or GPU
+    flagged: list[str] = field(default_factory=list)  # values the checks flag: confirm to import them
+    named: list[str] = field(default_factory=list)  # model, GPU, engine the files name
+    measurement_kind: str = "baseline"
+    needs_date: bool = False
+    profile: dict | None = None  # ProfileDraft as a dict
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> Preview:
+        data = json.loads(text)
+        data["files"] = [FileInfo(**f) for f in data["files"]]
+        data["measurements"] = [MeasurementRow(**m) for m in data["measurements"]]
+        return cls(**data)
+
+    @property
+    def draft(self) -> ProfileDraft | None:
+        return ProfileDraft.from_dict(self.profile) if self.profile else None
+
+
+def sha256_of(path: Path, chunk: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def rules_of(session: Session, campaign_id: int) -> list[tuple[str, str]]:
+    stored = session.exec(
+        select(KernelRule).where(KernelRule.campaign_id == campaign_id).order_by(col(KernelRule.position))
+    ).all()
+    return [(r.pattern, r.bucket) for r in stored] or list(DEFAULT_RULES)
+
+
+def preview_import(
+    session: Session, campaign_id: int, files: list[tuple[str, Path]], options: ImportOptions, *, now: datetime,
+    on_progress=None,
+) -> Preview:
+    """Parse the files and say what an import would write and change; raises ImportFileError on a bad file."""
+    if not files:
+        raise FormInvalid({"files": "choose at least one file, or paste a summary block"})
+    infos = []
+    for name, path in files:
+        with open(path, "rb") as handle:
+            head = handle.read(formats.HEAD_BYTES)
+        infos.append(FileInfo(name, str(path), sha256_of(path), path.stat().st_size, formats.detect(head, name)))
+    _mark_duplicates(session, campaign_id, infos)
+    kinds = {"profile" if i.format in PROFILE_FORMATS else "measurements" for i in infos}
+    if len(kinds) > 1:
+        raise FormInvalid({"files": "import benchmark results and profiles separately"})
+    regimes = repo.regimes_of(session, campaign_id=campaign_id)
+    if options.regime and options.regime not in {r.name for r in regimes}:
+        raise FormInvalid({"regime": f"unknown regime {options.regime!r}"})
+    rows = repo.load_campaign(session, campaign_id=campaign_id)
+    if kinds == {"profile"}:
+        draft = profile_draft(session, campaign_id, infos, options, regimes, rules_of(session, campaign_id),
+                              on_progress)
+        return _profile_preview(rows, infos, draft)
+    return _measurement_preview(session, rows, infos, options, regimes, now)
+
+
+def _mark_duplicates(session: Session, campaign_id: int, infos: list[FileInfo]) -> None:
+    seen: dict[str, str] = {}
+    for info in infos:
+        earlier = session.exec(
+            select(ImportRecord).where(ImportRecord.campaign_id == campaign_id, ImportRecord.sha256 == info.sha256)
+        ).first()
+        if earlier is not None:
+            info.duplicate_of = f"{earlier.file_name}, imported {earlier.imported_at:%Y-%m-%d %H:%M} UTC"
+        elif info.sha256 in seen:
+            info.duplicate_of = f"{seen[info.sha256]}, in this same upload"
+        seen.setdefault(info.sha256, info.name)
+
+
+def _measurement_preview(session, rows, infos, options: ImportOptions, regimes: list[Regime], now: datetime) -> Preview:
+    preview = Preview("measurements", infos, measurement_kind=options.kind)
+    by_concurrency = {r.concurrency: r.name for r in regimes}
+    interventions = rows.interventions
+    runs: list[BenchmarkRun] = []
+    for info in infos:
+        text = read_text(info)
+        parsed = parse_console(text, info.name) if info.format == formats.CONSOLE else parse_results_json(text, info.name)
+        for run in parsed:
+            runs.append(run)
+            regime = options.regime or by_concurrency.get(run.concurrency)
+            if regime is None:
+                load = f"concurrency {run.concurrency}" if run.concurrency else f"open loop at {run.request_rate} req/s"
+                preview.problems.append(
+                    f"{info.name}, {run.where}: a run at {load} matches no regime by concurrency; choose its regime"
+                )
+                continue
+            measured_at = _run_date(run) or options.measured_at
+            if measured_at is None:
+                preview.needs_date = True
+            includes = options.includes if options.includes is not None else default_includes(
+                interventions, measured_at or now)
+            preview.measurements += _rows(run, regime, info, measured_at, includes)
+            if run.spec_decode:
+                preview.spec_decode.append(f"{info.name}, {run.where}: " + ", ".join(
+                    f"{k.removeprefix('spec_decode_')} {v}" for k, v in run.spec_decode.items()))
+    preview.named, preview.warnings = mismatches(rows, models=[r.model for r in runs], gpus=[r.gpu for r in runs],
+                                                 engines=[r.engine for r in runs])
+    if preview.needs_date:
+        undated = sorted({m.where.split(", ")[0] for m in preview.measurements if not m.measured_at})
+        preview.consequences.append(f"{', '.join(undated)} carr{'y' if len(undated) > 1 else 'ies'} no date: give the "
+                                    "time it was measured before importing (the effects below assume now)")
+    if preview.measurements:
+        readings = [_reading(m, now, options.kind) for m in preview.measurements]
+        campaign, _, _ = core_campaign(rows)
+        preview.consequences += measurement_consequences(campaign, [_core(r) for r in readings])
+        for row, found in zip(preview.measurements, problems_of(session, rows.campaign.id, readings, now=now), strict=False):
+            for problem in found:
+                line = f"{row.where}, {row.metric} {row.value:g}: {problem.message}"
+                (preview.flagged if problem.confirmable else preview.problems).append(line)
+    return preview
+
+
+def _rows(run: BenchmarkRun, regime: str, info: FileInfo, measured_at: datetime | None,
+          includes: list[str]) -> list[MeasurementRow]:
+    load = f"max concurrency {run.concurrency}" if run.concurrency else f"request rate {run.request_rate}"
+    note = f"{run.source_format}, {load}" + (f", {run.label}" if run.label else "")
+    return [
+        MeasurementRow(regime, metric, value, metric_unit(metric), measured_at.isoformat() if measured_at else "",
+                       f"{info.name}, {run.where}", note, list(includes))
+        for metric, value in sorted(run.metrics.items())
+    ]
+
+
+def _run_date(run: BenchmarkRun) -> datetime | None:
+    """vLLM writes "date": "20250530-203806" (local time of the run, taken here as UTC)."""
+    try:
+        return datetime.strptime(run.measured_at, "%Y%m%d-%H%M%S").replace(tzinfo=UTC) if run.measured_at else None
+    except ValueError:
+        return None
+
+
+def _reading(row: MeasurementRow, now: datetime, kind: str = "") -> Reading:
+    return Reading(row.regime, row.metric, row.value,
+                   datetime.fromisoformat(row.measured_at) if row.measured_at else now,
+                   core.MeasurementKind(kind or "baseline"), frozenset(row.includes))
+
+
+def _core(reading: Reading) -> core.Measurement:
+    return core.Measurement(reading.regime, reading.metric, reading.value, reading.measured_at, reading.kind,
+                            reading.includes)
+
+
+def _profile_preview(rows, infos, draft: ProfileDraft) -> Preview:
+    preview = Preview("profile", infos, regime=draft.regime, shares=draft.shares, how=draft.how,
+                      top_kernels=draft.top_kernels, unmatched=draft.unmatched, profile=draft.to_dict())
+    preview.named, preview.warnings = mismatches(rows, gpus=draft.devices)
+    campaign, _, _ = core_campaign(rows)
+    preview.consequences = profile_consequences(rows, campaign, draft.regime, _core_profile(draft))
+    return preview
+
+
+def _core_profile(draft: ProfileDraft) -> core.Profile:
+    row = Profile(regime_id=0, created_at=datetime.now(UTC), step_ms=draft.step_ms, gpu_items=draft.gpu_items,
+                  host_launches=draft.host_launches, gpu_gap_us=draft.gpu_gap_us, gap_measured=draft.gap_measured)
+    return to_core_profile(row, [ProfileShare(profile_id=0, bucket=b, share=s) for b, s in draft.shares])
+
+
+def import_problems(preview: Preview, *, measured_at: datetime | None, confirmed: bool) -> list[str]:
+    """Everything that would stop `confirm_import` with these answers (a dry run reports them all)."""
+    out = [f"{f.name} was already imported ({f.duplicate_of})" for f in preview.files if f.duplicate_of]
+    out += preview.problems
+    if preview.needs_date and measured_at is None:
+        out.append("some runs carry no date: give the time they were measured")
+    if preview.flagged and not confirmed:
+        out += [f"flagged, needs confirming: {line}" for line in preview.flagged]
+    return out
+
+
+def confirm_import(
+    session: Session, campaign_id: int, preview: Preview, *, now: datetime, batch: str,
+    measured_at: datetime | None = None, confirmed: bool = False,
+) -> list[ImportRecord]:
+    """Write the previewed import in one transaction; refuses duplicates, unresolved rows and unconfirmed warnings."""
+    duplicates = [f"{f.name} (same content as {f.duplicate_of})" for f in preview.files if f.duplicate_of]
+    if duplicates:
+        raise FormInvalid({"files": "already imported, so not counted twice: " + "; ".join(duplicates)})
+    if preview.problems:
+        raise FormInvalid({"regime": preview.problems[0]})
+    regimes = {r.name: r for r in repo.regimes_of(session, campaign_id=campaign_id)}
+    confirmations: list[str] = []
+    if preview.kind == "measurements":
+        confirmations = _settle(session, campaign_id, preview, now=now, measured_at=measured_at, confirmed=confirmed)
+    try:
+        records = [
+            ImportRecord(campaign_id=campaign_id, batch=batch, file_name=f.name, sha256=f.sha256, format=f.format,
+                         size_bytes=f.size_bytes, imported_at=now, summary=_summary(preview))
+            for f in preview.files
+        ]
+        session.add_all(records)
+        session.flush()
+        if preview.kind == "measurements":
+            _write_measurements(session, campaign_id, preview, records, regimes, confirmations)
+        else:
+            _write_profile(session, preview, records[0], regimes, now)
+        session.commit()
+    except Exception:
+        session.rollback()
+        raise
+    return records
+
+
+def _settle(session, campaign_id: int, preview: Preview, *, now, measured_at, confirmed: bool) -> list[str]:
+    """Date the undated rows and run the checks again on what will be written; the warnings confirmed, a row each."""
+    for row in preview.measurements:
+        if not row.measured_at and measured_at is not None:
+            row.measured_at = measured_at.isoformat()
+    undated = sorted({m.where.split(", ")[0] for m in preview.measurements if not m.measured_at})
+    if undated:
+        raise FormInvalid({"measured_at": f"{', '.join(undated)} carries no date: give the time it was measured"})
+    readings = [_reading(m, now, preview.measurement_kind) for m in preview.measurements]
+    found = problems_of(session, campaign_id, readings, now=now)
+    errors = [f"{row.where}, {row.metric}: {p.message}" for row, ps in zip(preview.measurements, found, strict=False) for p in ps
+              if not p.confirmable]
+    if errors:
+        raise FormInvalid({"measured_at" if "future" in errors[0] else "files": errors[0]})
+    warnings = [f"{row.where}, {row.metric} {row.value:g}: {p.message}"
+                for row, ps in zip(preview.measurements, found, strict=False) for p in ps]
+    if warnings and not confirmed:
+        raise FormInvalid({"confirm": "; ".join(warnings)}, confirmable=True)
+    return ["; ".join(p.message for p in ps) for ps in found]
+
+
+def _write_measurements(session, campaign_id: int, preview: Preview, records, regimes, confirmations) -> None:
+    by_file = {f.name: r for f, r in zip(preview.files, records, strict=False)}
+    by_key = {i.key: i.id for i in repo.interventions_of(session, campaign_id=campaign_id)}
+    for row, confirmed in zip(preview.measurements, confirmations, strict=False):
+        record = by_file[row.where.split(", ")[0]]
+        measurement = Measurement(
+            regime_id=regimes[row.regime].id, metric=row.metric, value=row.value, unit=row.unit,
+            measured_at=datetime.fromisoformat(row.measured_at), provenance="imported",
+            source=f"import: {row.where}"[:300], note=row.note, import_id=record.id, kind=preview.measurement_kind,
+            confirmed=confirmed,
+        )
+        session.add(measurement)
+        session.flush()
+        session.add_all(MeasurementInclude(measurement_id=measurement.id, intervention_id=by_key[k])
+                        for k in row.includes if k in by_key)
+
+
+def _write_profile(session, preview: Preview, record: ImportRecord, regimes, now: datetime) -> None:
+    draft = preview.draft
+    profile = Profile(
+        regime_id=regimes[preview.regime].id, created_at=now, import_id=record.id,
+        source=f"import of {', '.join(f.name for f in preview.files)}: {preview.how}"[:300],
+        step_ms=draft.step_ms if draft.gpu_items else None, gpu_items=draft.gpu_items,
+        host_launches=draft.host_launches, gpu_gap_us=draft.gpu_gap_us, gap_measured=draft.gap_measured,
+        gpu_busy_ms=draft.gpu_busy_ms, trace_idle_ms=draft.trace_idle_ms, steps=draft.steps,
+        passes=draft.passes_text(), device=", ".join(draft.devices)[:200],
+    )
+    session.add(profile)
+    session.flush()
+    session.add_all(ProfileShare(profile_id=profile.id, bucket=b, share=s, provenance="imported")
+                    for b, s in preview.shares)
+
+
+def _summary(preview: Preview) -> str:
+    if preview.kind == "measurements":
+        return f"{len(preview.measurements)} measurements ({preview.measurement_kind})"
+    return f"profile of {preview.regime}: " + ", ".join(f"{b} {s * 100:.0f}%" for b, s in preview.shares[:4])
+
+
+def undo_import(session: Session, campaign_id: int, batch: str) -> int:
+    """Delete every file of an import batch and all it wrote (cascade); returns the files removed."""
+    records = session.exec(
+        select(ImportRecord).where(ImportRecord.campaign_id == campaign_id, ImportRecord.batch == batch)
+    ).all()
+    if not records:
+        raise NotFound(f"no import {batch!r} in campaign {campaign_id}")
+    for record in records:
+        session.delete(record)
+    session.commit()
+    return len(records)
+
+
+def imports_of(session: Session, campaign_id: int) -> list[ImportRecord]:
+    return list(session.exec(
+        select(ImportRecord).where(ImportRecord.campaign_id == campaign_id)
+        .order_by(col(ImportRecord.imported_at).desc(), col(ImportRecord.id))
+    ).all())

@@ -1,0 +1,58 @@
+"""A campaign's kernel -> bucket rules, edited as "pattern => bucket" lines."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from sqlmodel import Session, select
+
+from app.db.tables import KernelRule
+from app.services.errors import FormInvalid
+from app.services.forms import Field
+from app.services.imports import rules_of
+
+RULE_FIELDS = (
+    Field("rules", "Rules, first match wins", kind="textarea",
+          help="one 'regular expression => bucket' a line, matched case-insensitively anywhere in the kernel name; "
+               "kernels no rule matches go to 'other'. Clear the box to go back to the defaults."),
+)
+LINE = re.compile(r"^(?P<pattern>.+?)\s*=>\s*(?P<bucket>[\w.-]+)\s*$")
+
+
+def rules_text(session: Session, campaign_id: int) -> str:
+    return "\n".join(f"{pattern} => {bucket}" for pattern, bucket in rules_of(session, campaign_id))
+
+
+def parse_rules(text: str) -> list[tuple[str, str]]:
+    """Parse the lines; raises ValueError naming the line."""
+    rules = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        match = LINE.match(line.strip())
+        if not match:
+            raise ValueError(f"line {number}: expected 'pattern => bucket', got {line.strip()!r}")
+        try:
+            re.compile(match["pattern"])
+        except re.error as exc:
+            raise ValueError(f"line {number}: {match['pattern']!r} is not a regular expression ({exc})") from None
+        rules.append((match["pattern"], match["bucket"]))
+    return rules
+
+
+def save_rules(session: Session, campaign_id: int, data: Mapping[str, Any]) -> None:
+    """Replace the campaign's rules (none: the defaults) in one commit; FormInvalid writes nothing."""
+    text = data.get("rules") or ""
+    try:
+        rules = parse_rules(str(text))
+    except ValueError as exc:
+        raise FormInvalid({"rules": str(exc)}) from None
+    for old in session.exec(select(KernelRule).where(KernelRule.campaign_id == campaign_id)).all():
+        session.delete(old)
+    session.flush()
+    session.add_all(KernelRule(campaign_id=campaign_id, position=n, pattern=p, bucket=b) for n, (p, b) in enumerate(rules))
+    session.commit()
+
+

@@ -1,0 +1,55 @@
+// Errors htmx does not swap (anything but a 422) surface in the flash bar instead of failing silently.
+document.addEventListener("htmx:responseError", function (event) {
+  showFlash("The server answered " + event.detail.xhr.status + ": " + (event.detail.xhr.statusText || "error") + ". Nothing was changed.");
+});
+document.addEventListener("htmx:sendError", function () {
+  showFlash("Could not reach the server. Check that tierplan is running, then try again.");
+});
+function showFlash(message) {
+  var flash = document.getElementById("flash");
+  if (!flash) return;
+  flash.textContent = message;
+  flash.hidden = false;
+  setTimeout(function () { flash.hidden = true; }, 8000);
+}
+
+// Forms with a "kind" select show only the fields of the chosen kind (the server validates by kind too).
+function syncKindFields(root) {
+  root.querySelectorAll("form").forEach(function (form) {
+    var kind = form.querySelector('select[name="kind"]');
+    if (!kind) return;
+    form.querySelectorAll("[data-show-for]").forEach(function (field) {
+      field.hidden = field.dataset.showFor.split(" ").indexOf(kind.value) < 0;
+    });
+  });
+}
+document.addEventListener("change", function (event) {
+  if (event.target.matches('select[name="kind"]')) syncKindFields(document);
+});
+document.addEventListener("DOMContentLoaded", function () { syncKindFields(document); });
+document.addEventListener("htmx:afterSettle", function () { syncKindFields(document); });
+
+// Upload progress and drag-and-drop on the import form.
+document.addEventListener("htmx:xhr:progress", function (event) {
+  var bar = document.getElementById("upload-progress");
+  if (!bar || !event.detail.lengthComputable) return;
+  bar.hidden = false;
+  bar.value = Math.round(event.detail.loaded / event.detail.total * 100);
+});
+document.addEventListener("dragover", function (event) {
+  var zone = event.target.closest && event.target.closest(".dropzone");
+  if (!zone) return;
+  event.preventDefault();
+  zone.classList.add("over");
+});
+document.addEventListener("dragleave", function (event) {
+  var zone = event.target.closest && event.target.closest(".dropzone");
+  if (zone) zone.classList.remove("over");
+});
+document.addEventListener("drop", function (event) {
+  var zone = event.target.closest && event.target.closest(".dropzone");
+  if (!zone) return;
+  event.preventDefault();
+  zone.classList.remove("over");
+  zone.querySelector('input[type="file"]').files = event.dataTransfer.files;
+});

@@ -1,0 +1,1 @@
+"""HTTP shells: HTML pages (full or one htmx block) and the JSON API."""

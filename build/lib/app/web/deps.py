@@ -1,0 +1,48 @@
+"""Dependencies as Annotated aliases, defined once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlmodel import Session
+
+from app.config import Settings
+from app.db.engine import new_session
+
+
+def get_session(request: Request) -> Iterator[Session]:
+    with new_session(request.app.state.engine) as session:
+        yield session
+
+
+def get_app_settings(request: Request) -> Settings:
+    return request.app.state.settings
+
+
+def is_htmx(request: Request) -> bool:
+    """True for an htmx request that wants a fragment (not a history restore, which needs the page)."""
+    return (
+        request.headers.get("HX-Request") == "true"
+        and request.headers.get("HX-History-Restore-Request") != "true"
+    )
+
+
+def get_clock(request: Request) -> Callable[[], datetime]:
+    return request.app.state.clock
+
+
+def now(clock: Annotated[Callable[[], datetime], Depends(get_clock)]) -> datetime:
+    return clock()
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+SettingsDep = Annotated[Settings, Depends(get_app_settings)]
+IsHtmx = Annotated[bool, Depends(is_htmx)]
+NowDep = Annotated[datetime, Depends(now)]

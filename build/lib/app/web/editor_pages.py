@@ -1,0 +1,153 @@
+"""Create, edit and delete pages for the rows of a plan, one set of routes for every editor."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from app.db.tables import Regime
+from app.services import campaigns as campaign_service
+from app.services.editing import EDITORS, Editor, load_row, save
+from app.services.editing_effects import PROFILE_FIELDS, profile_initial, save_profile
+from app.services.errors import FormInvalid, NotFound
+from app.services.forms import Form, raw_values
+from app.web.deps import IsHtmx, NowDep, SessionDep
+from app.web.pages import redirect
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+NEW_DEFAULTS = {
+    "regimes": {"target_provenance": "reported", "workload_provenance": "measured", "concurrency": "1", "input_tokens": "1024", "output_tokens": "256"},
+    "tiers": {},
+    "interventions": {"status": "proposed", "effort_provenance": "assumed"},
+    "effects": {"kind": "bucket", "provenance": "assumed"},
+    "gates": {"metric": "output_tok_s", "comparator": ">=", "provenance": "assumed"},
+}
+DELETABLE = {"effects", "gates", "interventions", "tiers", "regimes"}
+
+
+def _editor(kind: str) -> Editor:
+    if kind not in NEW_DEFAULTS:
+        raise NotFound(f"nothing called {kind!r} to edit")
+    return EDITORS[kind]
+
+
+def _form_page(request, campaign, editor: Editor, form: Form, action: str, title: str, htmx: bool,
+               status: int = 200, delete_url: str = ""):
+    context = {"campaign": campaign, "form": form, "action": action, "title": title, "noun": editor.noun,
+               "delete_url": delete_url, "back": f"/campaigns/{campaign.id}"}
+    return render(request, "form.html", context, block="form" if htmx else None, status=status)
+
+
+@router.get("/campaigns/{campaign_id:int}/{kind}/new")
+def new_form(request: Request, campaign_id: int, kind: str, session: SessionDep):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    editor = _editor(kind)
+    fields = editor.fields(session, campaign_id)
+    raw = dict(NEW_DEFAULTS[kind])
+    raw.update({k: v for k, v in request.query_params.items() if any(f.name == k for f in fields)})
+    form = Form(fields, raw=raw)
+    return _form_page(request, campaign, editor, form, request.url.path, f"New {editor.noun}", False)
+
+
+@router.post("/campaigns/{campaign_id:int}/{kind}/new")
+async def create(request: Request, campaign_id: int, kind: str, session: SessionDep, htmx: IsHtmx):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    editor = _editor(kind)
+    return await _submit(request, session, campaign, editor, None, f"New {editor.noun}", htmx)
+
+
+@router.get("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/edit")
+def edit_form(request: Request, campaign_id: int, kind: str, row_id: int, session: SessionDep):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    editor = _editor(kind)
+    row = load_row(session, editor, campaign_id, row_id)
+    form = Form(editor.fields(session, campaign_id), raw=editor.initial(session, row))
+    return _form_page(request, campaign, editor, form, request.url.path, f"Edit {editor.noun}", False,
+                      delete_url=_delete_url(campaign_id, kind, row_id))
+
+
+@router.post("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/edit")
+async def update(request: Request, campaign_id: int, kind: str, row_id: int, session: SessionDep, htmx: IsHtmx):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    editor = _editor(kind)
+    row = load_row(session, editor, campaign_id, row_id)
+    return await _submit(request, session, campaign, editor, row, f"Edit {editor.noun}", htmx,
+                         _delete_url(campaign_id, kind, row_id))
+
+
+@router.post("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/delete")
+def delete(campaign_id: int, kind: str, row_id: int, session: SessionDep, htmx: IsHtmx):
+    editor = _editor(kind)
+    if kind not in DELETABLE:
+        raise NotFound(f"{editor.noun} rows cannot be deleted here")
+    row = load_row(session, editor, campaign_id, row_id)
+    # effect_regime rows and other children go with ON DELETE CASCADE in the database
+    session.delete(row)
+    session.commit()
+    return redirect(f"/campaigns/{campaign_id}", htmx)
+
+
+def _delete_url(campaign_id: int, kind: str, row_id: int) -> str:
+    return f"/campaigns/{campaign_id}/{kind}/{row_id}/delete" if kind in DELETABLE else ""
+
+
+async def _submit(request, session, campaign, editor: Editor, row, title: str, htmx: bool, delete_url: str = ""):
+    data = await request.form()
+    try:
+        save(session, editor, campaign.id, row, data)
+    except FormInvalid as exc:
+        fields = editor.fields(session, campaign.id)
+        form = Form(fields, raw_values(fields, data), exc.errors)
+        return _form_page(request, campaign, editor, form, request.url.path, title, htmx, 422, delete_url)
+    return redirect(f"/campaigns/{campaign.id}", htmx)
+
+
+@router.get("/campaigns/{campaign_id:int}/edit")
+def edit_campaign_form(request: Request, campaign_id: int, session: SessionDep):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    editor = EDITORS["campaign"]
+    form = Form(editor.fields(session, campaign_id), raw=editor.initial(session, campaign))
+    return _form_page(request, campaign, editor, form, request.url.path, "Edit campaign", False)
+
+
+@router.post("/campaigns/{campaign_id:int}/edit")
+async def edit_campaign(request: Request, campaign_id: int, session: SessionDep, htmx: IsHtmx):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    return await _submit(request, session, campaign, EDITORS["campaign"], campaign, "Edit campaign", htmx)
+
+
+def _regime(session, campaign_id: int, regime_id: int) -> Regime:
+    regime = session.get(Regime, regime_id)
+    if regime is None or regime.campaign_id != campaign_id:
+        raise NotFound(f"no regime {regime_id} in campaign {campaign_id}")
+    return regime
+
+
+@router.get("/campaigns/{campaign_id:int}/regimes/{regime_id:int}/profile")
+def profile_form(request: Request, campaign_id: int, regime_id: int, session: SessionDep):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    regime = _regime(session, campaign_id, regime_id)
+    return _profile_page(request, campaign, regime, Form(PROFILE_FIELDS, raw=profile_initial(session, regime)))
+
+
+def _profile_page(request, campaign, regime: Regime, form: Form, htmx: bool = False, status: int = 200):
+    context = {"campaign": campaign, "form": form, "action": request.url.path, "noun": "profile",
+               "title": f"Profile of {regime.name}", "delete_url": "",
+               "back": f"/campaigns/{campaign.id}/regimes/{regime.id}"}
+    return render(request, "form.html", context, block="form" if htmx else None, status=status)
+
+
+@router.post("/campaigns/{campaign_id:int}/regimes/{regime_id:int}/profile")
+async def save_profile_form(
+    request: Request, campaign_id: int, regime_id: int, session: SessionDep, htmx: IsHtmx, now: NowDep
+):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    regime = _regime(session, campaign_id, regime_id)
+    data = await request.form()
+    try:
+        save_profile(session, regime, data, now=now)
+    except FormInvalid as exc:
+        form = Form(PROFILE_FIELDS, raw_values(PROFILE_FIELDS, data), exc.errors)
+        return _profile_page(request, campaign, regime, form, htmx, status=422)
+    return redirect(f"/campaigns/{campaign_id}/regimes/{regime_id}", htmx)

@@ -1,0 +1,327 @@
+"""Import pages: upload (or paste) -> preview -> confirm; the list of imports with undo; kernel rules."""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fastapi import APIRouter, Request
+from starlette.datastructures import UploadFile
+
+from app.db import repo
+from app.importers.errors import ImportFileError
+from app.importers.kernel_csv import ColumnMap
+from app.services import campaigns as campaign_service
+from app.services.errors import FormInvalid, NotFound
+from app.services.formatting import kernel_name, measured, timestamp
+from app.services.forms import Field, Form, raw_values, validate
+from app.services.imports import ImportOptions, Preview, confirm_import, imports_of, preview_import, undo_import
+from app.services.kernel_rules import RULE_FIELDS, rules_text, save_rules
+from app.services.measurements import KIND_OPTIONS
+from app.web.deps import IsHtmx, NowDep, SessionDep, SettingsDep
+from app.web.pages import redirect
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+CHUNK = 1 << 20
+UNIT_OPTIONS = (("ns", "ns"), ("us", "µs"), ("ms", "ms"), ("s", "s"))
+
+
+def import_fields(regimes, interventions) -> tuple[Field, ...]:
+    return (
+        Field("regime", "Regime", kind="select", required=False, options=tuple((r.name, r.name) for r in regimes),
+              help="benchmarks: blank matches each run to the regime of its max concurrency; profiles: required"),
+        Field("pasted", "Or paste vLLM's summary block", kind="textarea", required=False),
+        Field("kind", "Benchmarks recorded as", kind="select", options=KIND_OPTIONS),
+        Field("includes", "Taken with", kind="multiselect", required=False,
+              options=tuple((i.key, f"{i.key}: {i.title}") for i in interventions),
+              help="benchmarks: the interventions in place when they ran; none chosen: those landed by each run's date"),
+        Field("measured_at", "Measured at (UTC)", kind="datetime", required=False,
+              help="benchmarks: the date of runs the file does not date (a pasted block, SGLang JSONL)"),
+        Field("step_ms", "Measured step time (ms)", kind="float", minimum=0, exclusive_minimum=True, required=False,
+              help="profiles: the unprofiled step time; blank: the regime's newest TPOT or throughput"),
+        Field("steps", "Steps the profile covers", kind="int", minimum=1, required=False,
+              help="blank: the decode steps found in the trace (kernel tables need it)"),
+        Field("exclude_passes", "Leave out the first passes", kind="int", minimum=0, required=False,
+              help="traces: when detection cannot tell a prefill from decode, the passes to skip"),
+        Field("name_column", "Kernel-name column", required=False, help="other kernel CSVs only"),
+        Field("time_column", "Total-time column", required=False),
+        Field("time_unit", "Time unit", kind="select", required=False, options=UNIT_OPTIONS),
+    )
+
+
+CONFIRM_FIELDS = (
+    Field("measured_at", "Measured at (UTC)", kind="datetime", required=False,
+          help="the date of the runs the file does not date"),
+    Field("confirm", "Import the flagged values as they are: I checked them", kind="checkbox", required=False),
+)
+IMPORT_DEFAULTS = {"time_unit": "ns", "kind": "baseline"}
+
+
+def _fields(session, campaign_id: int) -> tuple[Field, ...]:
+    return import_fields(repo.regimes_of(session, campaign_id=campaign_id),
+                         repo.interventions_of(session, campaign_id=campaign_id))
+
+
+def _page(request, session, campaign, form: Form, *, preview=None, token="", htmx=False, status=200, error="",
+          confirm: Form | None = None):
+    records = [{"batch": r.batch, "file": r.file_name, "format": r.format, "size": f"{r.size_bytes:,} B",
+                "sha": r.sha256[:12], "at": timestamp(r.imported_at), "summary": r.summary}
+               for r in imports_of(session, campaign.id)]
+    settings = request.app.state.settings
+    context = {"campaign": campaign, "form": form, "preview": _preview_view(preview) if preview else None,
+               "token": token, "records": records, "error": error, "max_upload_mb": settings.max_upload_mb,
+               "confirm": confirm or Form(CONFIRM_FIELDS)}
+    return render(request, "import.html", context, block="import_body" if htmx else None, status=status)
+
+
+def _preview_view(preview: Preview) -> dict:
+    return {
+        "kind": preview.kind,
+        "files": [{"name": f.name, "format": f.format, "size": f"{f.size_bytes:,} B", "sha": f.sha256[:12],
+                   "duplicate": f.duplicate_of} for f in preview.files],
+        "measurements": [{"regime": m.regime, "metric": m.metric, "value": measured(m.value), "unit": m.unit,
+                          "where": m.where, "at": m.measured_at[:16].replace("T", " ")} for m in preview.measurements],
+        "regime": preview.regime,
+        "shares": [(b, f"{s * 100:.1f}%") for b, s in preview.shares],
+        "how": preview.how,
+        "kernels": [{"name": kernel_name(n), "full_name": n, "bucket": b, "time": f"{us / 1000:.3f} ms", "count": c, "share": f"{s * 100:.1f}%"}
+                    for n, b, us, c, s in preview.top_kernels],
+        "unmatched": [(kernel_name(n), n) for n in preview.unmatched],
+        "problems": preview.problems,
+        "spec_decode": preview.spec_decode,
+        "blocked": bool(preview.problems) or any(f.duplicate_of for f in preview.files),
+        "consequences": preview.consequences,
+        "warnings": preview.warnings,
+        "flagged": preview.flagged,
+        "named": preview.named,
+        "needs_date": preview.needs_date,
+        "measurement_kind": preview.measurement_kind,
+        "steps": _steps_view(preview),
+    }
+
+
+def _steps_view(preview: Preview) -> dict | None:
+    draft = preview.draft
+    if draft is None or not draft.passes:
+        return None
+    idle = (f"{draft.step_ms - draft.gpu_busy_ms:.2f} ms ({(1 - draft.gpu_busy_ms / draft.step_ms) * 100:.0f}%) of the "
+            f"measured {draft.step_ms:.4g} ms step" if draft.step_ms and draft.gpu_busy_ms is not None else "")
+    return {
+        "method": draft.pass_method, "notes": draft.pass_notes,
+        "passes": [{"number": p["number"], "role": p["role"], "gpu_items": p["items"], "launches": p["launches"],
+                    "busy": f"{p['busy_ms']:.3f} ms", "ratio": f"{p['ratio']:.2f}x",
+                    "similarity": f"{p['similarity'] * 100:.0f}%"} for p in draft.passes],
+        "busy": f"{draft.gpu_busy_ms:.3f} ms", "trace_idle": f"{draft.trace_idle_ms:.2f} ms", "idle": idle,
+        "gpu_items": f"{draft.gpu_items:.0f}", "launches": f"{draft.host_launches:.0f}",
+        "gap": f"{draft.gpu_gap_us:.2f} µs ({'measured between queued kernels' if draft.gap_measured else 'assumed: no kernel waited in a queue'})",
+        "left_out": f"{draft.prefill_share * 100:.0f}%" if draft.prefill_share is not None else "",
+        "steps": draft.steps,
+    }
+
+
+@router.get("/campaigns/{campaign_id:int}/import")
+def import_page(request: Request, campaign_id: int, session: SessionDep):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    return _page(request, session, campaign, Form(_fields(session, campaign_id), raw=dict(IMPORT_DEFAULTS)))
+
+
+@router.post("/campaigns/{campaign_id:int}/import")
+async def upload(request: Request, campaign_id: int, session: SessionDep, settings: SettingsDep, htmx: IsHtmx,
+                 now: NowDep):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    fields = _fields(session, campaign_id)
+    limit = settings.max_upload_mb * 1024 * 1024
+    declared = int(request.headers.get("content-length") or 0)
+    if declared > limit + CHUNK:
+        form = Form(fields, raw=dict(IMPORT_DEFAULTS),
+                    errors={"files": f"the upload is larger than {settings.max_upload_mb} MB"})
+        return _page(request, session, campaign, form, htmx=htmx, status=413)
+    data = await request.form(max_files=64)
+    raw = raw_values(fields, data)
+    raw["kind"] = raw["kind"] or "baseline"
+    token = secrets.token_hex(16)
+    folder = Path(settings.upload_dir) / token
+    try:
+        values, errors = validate(fields, raw)
+        if errors:
+            raise FormInvalid(errors)
+        files = await _save_files(data, folder, limit)
+        if values["pasted"]:
+            pasted = folder / "pasted-summary.txt"
+            pasted.write_text(values["pasted"], encoding="utf-8")
+            files.append(("pasted summary block", pasted))
+        columns = None
+        if values["name_column"] or values["time_column"]:
+            if not (values["name_column"] and values["time_column"]):
+                raise FormInvalid({"time_column": "name both the kernel-name and the total-time column"})
+            columns = ColumnMap(values["name_column"], values["time_column"], values["time_unit"] or "ns")
+        options = ImportOptions(values["regime"], values["step_ms"], values["steps"], columns, kind=values["kind"],
+                                includes=values["includes"] or None, measured_at=values["measured_at"],
+                                exclude_passes=values["exclude_passes"] or 0)
+        total = sum(path.stat().st_size for _, path in files)
+        if total > settings.inline_parse_mb * 1024 * 1024:
+            job = _start_job(request.app, token, campaign_id, files, options, now, total, raw)
+            return _parsing_page(request, campaign, job, htmx)
+        preview = preview_import(session, campaign_id, files, options, now=now)
+    except (FormInvalid, ImportFileError) as exc:
+        shutil.rmtree(folder, ignore_errors=True)
+        errors = exc.errors if isinstance(exc, FormInvalid) else {"files": str(exc)}
+        status = 413 if "larger than" in errors.get("files", "") else 422
+        return _page(request, session, campaign, Form(fields, raw, errors), htmx=htmx, status=status)
+    (folder / "preview.json").write_text(preview.to_json(), encoding="utf-8")
+    return _page(request, session, campaign, Form(fields, raw), preview=preview, token=token, htmx=htmx)
+
+
+@dataclass
+class ParseJob:
+    """A large upload being parsed in the background; the page polls it."""
+
+    token: str
+    total_bytes: int
+    raw: dict
+    read_bytes: int = 0
+    state: str = "parsing"  # parsing, done, failed
+    errors: dict = field(default_factory=dict)
+
+    @property
+    def percent(self) -> int:
+        return min(99, self.read_bytes * 100 // max(self.total_bytes, 1))
+
+
+def _start_job(app, token, campaign_id, files, options, now, total, raw) -> ParseJob:
+    from app.db.engine import new_session
+
+    job = ParseJob(token, total, raw)
+    app.state.import_jobs[token] = job
+    folder = Path(app.state.settings.upload_dir) / token
+
+    def progress(n_bytes: int) -> None:
+        job.read_bytes += n_bytes
+
+    def work() -> None:
+        try:
+            with new_session(app.state.engine) as session:
+                preview = preview_import(session, campaign_id, files, options, now=now, on_progress=progress)
+            (folder / "preview.json").write_text(preview.to_json(), encoding="utf-8")
+            job.state = "done"
+        except (FormInvalid, ImportFileError) as exc:
+            job.errors = exc.errors if isinstance(exc, FormInvalid) else {"files": str(exc)}
+            job.state = "failed"
+            shutil.rmtree(folder, ignore_errors=True)
+        except Exception:
+            job.errors = {"files": "the server could not parse these files; nothing was imported"}
+            job.state = "failed"
+            shutil.rmtree(folder, ignore_errors=True)
+
+    threading.Thread(target=work, name=f"import-{token[:8]}", daemon=True).start()
+    return job
+
+
+def _parsing_page(request, campaign, job: ParseJob, htmx: bool):
+    context = {"campaign": campaign, "job": job}
+    return render(request, "import_parsing.html", context, block="import_body" if htmx else None)
+
+
+@router.get("/campaigns/{campaign_id:int}/import/{token}/status")
+def parse_status(request: Request, campaign_id: int, token: str, session: SessionDep, settings: SettingsDep,
+                 htmx: IsHtmx):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    job = request.app.state.import_jobs.get(token)
+    if job is None:
+        raise NotFound("no such upload being parsed")
+    if job.state == "parsing":
+        return _parsing_page(request, campaign, job, htmx)
+    fields = _fields(session, campaign_id)
+    request.app.state.import_jobs.pop(token, None)
+    if job.state == "failed":
+        return _page(request, session, campaign, Form(fields, job.raw, job.errors), htmx=htmx, status=422)
+    preview = _load_preview(settings, token)
+    return _page(request, session, campaign, Form(fields, job.raw), preview=preview, token=token, htmx=htmx)
+
+
+async def _save_files(data, folder: Path, limit: int) -> list[tuple[str, Path]]:
+    folder.mkdir(parents=True, exist_ok=True)
+    saved, total = [], 0
+    for index, upload in enumerate(u for u in data.getlist("files") if isinstance(u, UploadFile) and u.filename):
+        target = folder / f"{index:03d}.upload"
+        with open(target, "wb") as out:
+            while chunk := await upload.read(CHUNK):
+                total += len(chunk)
+                if total > limit:
+                    raise FormInvalid({"files": f"the upload is larger than {limit // (1024 * 1024)} MB"})
+                out.write(chunk)
+        saved.append((Path(upload.filename).name, target))
+    return saved
+
+
+def _load_preview(settings, token: str) -> Preview:
+    if not token.isalnum():
+        raise NotFound("no such upload")
+    path = Path(settings.upload_dir) / token / "preview.json"
+    if not path.exists():
+        raise NotFound("this upload has expired or was already imported: upload the files again")
+    return Preview.from_json(path.read_text(encoding="utf-8"))
+
+
+@router.post("/campaigns/{campaign_id:int}/import/{token}/confirm")
+async def confirm(request: Request, campaign_id: int, token: str, session: SessionDep, settings: SettingsDep,
+                  htmx: IsHtmx, now: NowDep):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    preview = _load_preview(settings, token)
+    fields = _fields(session, campaign_id)
+    data = await request.form()
+    raw = raw_values(CONFIRM_FIELDS, data)
+    values, errors = validate(CONFIRM_FIELDS, raw)
+    try:
+        if errors:
+            raise FormInvalid(errors)
+        confirm_import(session, campaign_id, preview, now=now, batch=token, measured_at=values["measured_at"],
+                       confirmed=values["confirm"])
+    except FormInvalid as exc:
+        confirm_form = Form(CONFIRM_FIELDS, raw, exc.errors, confirmable=exc.confirmable)
+        return _page(request, session, campaign, Form(fields, dict(IMPORT_DEFAULTS)), preview=preview, token=token,
+                     htmx=htmx, status=422, confirm=confirm_form)
+    shutil.rmtree(Path(settings.upload_dir) / token, ignore_errors=True)
+    return redirect(f"/campaigns/{campaign_id}", htmx)
+
+
+@router.post("/campaigns/{campaign_id:int}/import/{token}/cancel")
+def cancel(campaign_id: int, token: str, settings: SettingsDep, htmx: IsHtmx):
+    if token.isalnum():
+        shutil.rmtree(Path(settings.upload_dir) / token, ignore_errors=True)
+    return redirect(f"/campaigns/{campaign_id}/import", htmx)
+
+
+@router.post("/campaigns/{campaign_id:int}/imports/{batch}/undo")
+def undo(campaign_id: int, batch: str, session: SessionDep, htmx: IsHtmx):
+    undo_import(session, campaign_id, batch)
+    return redirect(f"/campaigns/{campaign_id}/import", htmx)
+
+
+@router.get("/campaigns/{campaign_id:int}/import/rules")
+def rules_page(request: Request, campaign_id: int, session: SessionDep):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    form = Form(RULE_FIELDS, raw={"rules": rules_text(session, campaign_id)})
+    return _rules_page(request, campaign, form)
+
+
+def _rules_page(request, campaign, form, htmx=False, status=200):
+    context = {"campaign": campaign, "form": form, "action": f"/campaigns/{campaign.id}/import/rules",
+               "title": "Kernel → bucket rules", "noun": "rules", "delete_url": "",
+               "back": f"/campaigns/{campaign.id}/import"}
+    return render(request, "form.html", context, block="form" if htmx else None, status=status)
+
+
+@router.post("/campaigns/{campaign_id:int}/import/rules")
+async def save_rules_form(request: Request, campaign_id: int, session: SessionDep, htmx: IsHtmx):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    data = await request.form()
+    try:
+        save_rules(session, campaign_id, data)
+    except FormInvalid as exc:
+        return _rules_page(request, campaign, Form(RULE_FIELDS, raw_values(RULE_FIELDS, data), exc.errors), htmx, 422)
+    return redirect(f"/campaigns/{campaign_id}/import", htmx)

@@ -1,0 +1,181 @@
+"""HTML pages: campaigns, the plan, measurements and the regime history."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+
+from app.db import repo
+from app.exporters.markdown import render_roadmap
+from app.services import campaigns as campaign_service
+from app.services.errors import FormInvalid, NotFound
+from app.services.formatting import measured, timestamp
+from app.services.forms import Form, raw_values
+from app.services.measurements import (
+    CONFIRM,
+    RETRACT_FIELDS,
+    measurement_defaults,
+    measurement_fields,
+    record_measurement,
+    retract_measurement,
+)
+from app.services.report import build_plan
+from app.web.deps import IsHtmx, NowDep, SessionDep
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+
+def redirect(url: str, htmx: bool) -> Response:
+    """After a successful form: htmx follows HX-Redirect, a plain browser a 303."""
+    if htmx:
+        return Response(status_code=204, headers={"HX-Redirect": url})
+    return RedirectResponse(url, status_code=303)
+
+
+@router.get("/")
+def campaign_list(request: Request, session: SessionDep):
+    form = Form(campaign_service.CAMPAIGN_FIELDS, raw={"gpu_count": "1"})
+    return _campaigns_page(request, session, form, block=False)
+
+
+def _campaigns_page(request, session, form: Form, block: bool, status: int = 200):
+    campaigns = campaign_service.list_campaigns(session)
+    rows = [{"id": c.id, "name": c.name, "model": c.model, "gpu_count": c.gpu_count,
+             "created": timestamp(c.created_at)} for c in campaigns]
+    return render(request, "campaigns.html", {"campaigns": rows, "form": form},
+                  block="campaign_form" if block else None, status=status)
+
+
+@router.post("/campaigns")
+async def create_campaign(request: Request, session: SessionDep, htmx: IsHtmx, now: NowDep):
+    data = await request.form()
+    try:
+        campaign = campaign_service.create_campaign(session, data, now=now)
+    except FormInvalid as exc:
+        form = Form(campaign_service.CAMPAIGN_FIELDS, raw_values(campaign_service.CAMPAIGN_FIELDS, data), exc.errors)
+        return _campaigns_page(request, session, form, htmx, status=422)
+    return redirect(f"/campaigns/{campaign.id}", htmx)
+
+
+def _measure_fields(session, campaign_id: int):
+    return measurement_fields(repo.regimes_of(session, campaign_id=campaign_id),
+                              repo.interventions_of(session, campaign_id=campaign_id))
+
+
+def plan_context(session, campaign_id: int, now, form: Form | None = None, saved: str = "") -> dict:
+    plan = build_plan(session, campaign_id)
+    if form is None:
+        interventions = repo.interventions_of(session, campaign_id=campaign_id)
+        form = Form(_measure_fields(session, campaign_id), raw=measurement_defaults(interventions, now))
+    return {"plan": plan, "form": form, "saved": saved, "confirm_field": CONFIRM}
+
+
+@router.get("/campaigns/{campaign_id:int}")
+def plan_page(request: Request, campaign_id: int, session: SessionDep, htmx: IsHtmx, now: NowDep):
+    return render(request, "plan.html", plan_context(session, campaign_id, now), block="plan_body" if htmx else None)
+
+
+@router.post("/campaigns/{campaign_id:int}/measurements")
+async def add_measurement(request: Request, campaign_id: int, session: SessionDep, htmx: IsHtmx, now: NowDep):
+    campaign_service.get_campaign(session, campaign_id)
+    data = await request.form()
+    try:
+        measurement = record_measurement(session, campaign_id, data, now=now)
+    except FormInvalid as exc:
+        fields = _measure_fields(session, campaign_id)
+        form = Form(fields, raw_values(fields, data), exc.errors, confirmable=exc.confirmable)
+        context = plan_context(session, campaign_id, now, form)
+        return render(request, "plan.html", context, block="plan_body" if htmx else None, status=422)
+    if not htmx:
+        return RedirectResponse(f"/campaigns/{campaign_id}", status_code=303)
+    saved = f"Recorded {measurement.metric} = {measured(measurement.value)} {measurement.unit} as a {measurement.kind}."
+    context = plan_context(session, campaign_id, now, saved=saved)
+    context["form"].raw["regime"] = data.get("regime", "")
+    context["form"].raw["metric"] = measurement.metric
+    return render(request, "plan.html", context, block="plan_body")
+
+
+@router.get("/campaigns/{campaign_id:int}/regimes/{regime_id:int}")
+def regime_page(request: Request, campaign_id: int, regime_id: int, session: SessionDep):
+    return _regime_page(request, session, campaign_id, regime_id)
+
+
+def _regime_page(request, session, campaign_id: int, regime_id: int):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    regime = next((r for r in repo.regimes_of(session, campaign_id=campaign_id) if r.id == regime_id), None)
+    if regime is None:
+        raise NotFound(f"no regime {regime_id} in campaign {campaign_id}")
+    plan = build_plan(session, campaign_id)
+    view = next(r for r in plan.regimes if r.id == regime_id)
+    history = history_rows(session, campaign_id, regime_id)
+    what_ifs = [w for w in plan.what_ifs if w.regime == regime.name]
+    context = {"campaign": campaign, "regime": view, "history": history, "what_ifs": what_ifs}
+    return render(request, "regime.html", context)
+
+
+def history_rows(session, campaign_id: int, regime_id: int) -> list[dict]:
+    measurements = repo.measurements_of(session, regime_ids=[regime_id])
+    includes = repo.includes_of(session, measurement_ids=[m.id for m in measurements])
+    keys = {i.id: i.key for i in repo.interventions_of(session, campaign_id=campaign_id)}
+    return [
+        {"id": m.id, "measured_at": timestamp(m.measured_at), "metric": m.metric, "value": measured(m.value),
+         "unit": m.unit, "provenance": m.provenance, "source": m.source, "note": m.note, "kind": m.kind,
+         "includes": ", ".join(sorted(keys[i] for i in includes[m.id] if i in keys)) or "none",
+         "confirmed": m.confirmed, "retracted": m.retracted_at is not None,
+         "retraction": (f"retracted {timestamp(m.retracted_at)} by {m.retracted_by}: {m.retraction_reason}"
+                        if m.retracted_at else "")}
+        for m in measurements
+    ]
+
+
+def _measurement(session, campaign_id: int, measurement_id: int):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    measurement = repo.measurement_in(session, campaign_id=campaign_id, measurement_id=measurement_id)
+    if measurement is None:
+        raise NotFound(f"no measurement {measurement_id} in campaign {campaign_id}")
+    return campaign, measurement
+
+
+def _retract_page(request, session, campaign, measurement, form: Form, htmx: bool = False, status: int = 200):
+    regime = next(r for r in repo.regimes_of(session, campaign_id=campaign.id) if r.id == measurement.regime_id)
+    row = next(h for h in history_rows(session, campaign.id, regime.id) if h["id"] == measurement.id)
+    title = f"Retract {row['metric']} = {row['value']} {row['unit']} of {regime.name}"
+    lede = (f"Measured {row['measured_at']} as a {row['kind']}, taken with {row['includes']}; {row['source']}. "
+            "It stays in the history, struck through with your reason; no baseline, gate or calibration uses it.")
+    if row["retracted"]:
+        lede = f"Already {row['retraction']}."
+    context = {"campaign": campaign, "form": form, "action": request.url.path, "title": title, "noun": "retraction",
+               "delete_url": "", "back": f"/campaigns/{campaign.id}/regimes/{regime.id}#history", "lede": lede,
+               "submit": "Retract measurement"}
+    return render(request, "form.html", context, block="form" if htmx else None, status=status)
+
+
+@router.get("/campaigns/{campaign_id:int}/measurements/{measurement_id:int}/retract")
+def retract_form(request: Request, campaign_id: int, measurement_id: int, session: SessionDep):
+    campaign, measurement = _measurement(session, campaign_id, measurement_id)
+    return _retract_page(request, session, campaign, measurement, Form(RETRACT_FIELDS))
+
+
+@router.post("/campaigns/{campaign_id:int}/measurements/{measurement_id:int}/retract")
+async def retract(request: Request, campaign_id: int, measurement_id: int, session: SessionDep, htmx: IsHtmx,
+                  now: NowDep):
+    campaign, measurement = _measurement(session, campaign_id, measurement_id)
+    data = await request.form()
+    try:
+        retract_measurement(session, campaign_id, measurement_id, data, now=now)
+    except FormInvalid as exc:
+        form = Form(RETRACT_FIELDS, raw_values(RETRACT_FIELDS, data), exc.errors)
+        return _retract_page(request, session, campaign, measurement, form, htmx, 422)
+    return redirect(f"/campaigns/{campaign_id}/regimes/{measurement.regime_id}#history", htmx)
+
+
+@router.get("/campaigns/{campaign_id:int}/roadmap.md")
+def roadmap_markdown(campaign_id: int, session: SessionDep, now: NowDep):
+    plan = build_plan(session, campaign_id)
+    filename = f"roadmap-campaign-{campaign_id}.md"
+    return Response(
+        render_roadmap(plan, generated_at=now),
+        media_type="text/markdown; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )

@@ -1,0 +1,55 @@
+"""The hardware and model specs of a campaign, with presets, and the ceiling they give."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from app.services import campaigns as campaign_service
+from app.services.editing_specs import SPEC_FORMS, save_spec, spec_initial
+from app.services.errors import FormInvalid, NotFound
+from app.services.forms import Form, raw_values
+from app.services.report import build_plan
+from app.web.deps import IsHtmx, SessionDep
+from app.web.pages import redirect
+from app.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+TITLES = {"hardware": "Hardware spec", "model": "Model spec"}
+
+
+@router.get("/campaigns/{campaign_id:int}/specs")
+def specs_page(request: Request, campaign_id: int, session: SessionDep):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    return render(request, "specs.html", {"campaign": campaign, "plan": build_plan(session, campaign_id)})
+
+
+def _which(which: str):
+    if which not in SPEC_FORMS:
+        raise NotFound(f"no {which!r} spec")
+    return SPEC_FORMS[which]
+
+
+def _page(request, campaign, which, form, htmx=False, status=200):
+    presets = [(key, p.name) for key, p in _which(which)[2].items()]
+    context = {"campaign": campaign, "form": form, "which": which, "title": TITLES[which], "presets": presets,
+               "action": f"/campaigns/{campaign.id}/specs/{which}"}
+    return render(request, "spec_form.html", context, block="form" if htmx else None, status=status)
+
+
+@router.get("/campaigns/{campaign_id:int}/specs/{which}")
+def spec_form(request: Request, campaign_id: int, which: str, session: SessionDep, preset: str | None = None):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    _, fields, _, _ = _which(which)
+    return _page(request, campaign, which, Form(fields, raw=spec_initial(session, which, campaign_id, preset)))
+
+
+@router.post("/campaigns/{campaign_id:int}/specs/{which}")
+async def save_spec_form(request: Request, campaign_id: int, which: str, session: SessionDep, htmx: IsHtmx):
+    campaign = campaign_service.get_campaign(session, campaign_id)
+    _, fields, _, _ = _which(which)
+    data = await request.form()
+    try:
+        save_spec(session, which, campaign_id, data)
+    except FormInvalid as exc:
+        return _page(request, campaign, which, Form(fields, raw_values(fields, data), exc.errors), htmx, 422)
+    return redirect(f"/campaigns/{campaign_id}/specs", htmx)

@@ -1,0 +1,41 @@
+"""Rendering: the whole page, or one named block of it for htmx."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+from jinja2_fragments import render_block
+
+from app.planning.metrics import METRICS
+
+
+def make_templates(directory: str) -> Jinja2Templates:
+    templates = Jinja2Templates(directory=directory)
+    templates.env.globals["metrics"] = METRICS
+    # Macros as globals, so a block rendered on its own for htmx sees them too.
+    macros = templates.env.get_template("partials/fields.html").module
+    templates.env.globals.update(field=macros.field, badge=macros.badge)
+    return templates
+
+
+def render(
+    request: Request,
+    template: str,
+    context: dict[str, Any],
+    block: str | None = None,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+) -> HTMLResponse:
+    """Render `template` (or only `block` of it) with `context`; always sends Vary: HX-Request."""
+    templates: Jinja2Templates = request.app.state.templates
+    context = {"request": request, **context}
+    if block is None:
+        html = templates.get_template(template).render(context)
+    else:
+        html = render_block(templates.env, template, block, context)
+    response = HTMLResponse(html, status_code=status, headers=headers)
+    response.headers["Vary"] = "HX-Request"
+    return response
