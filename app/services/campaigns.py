@@ -11,15 +11,10 @@ from sqlmodel import Session
 from app.db import repo
 from app.db.tables import Campaign
 from app.services.errors import NotFound
-from app.services.forms import Field, check
+from app.models.fields import form_fields, parse_form
+from app.models.plan_rows import CampaignCreate
 
-CAMPAIGN_FIELDS = (
-    Field("name", "Name", max_length=200, placeholder="DeepSeek-V4-Flash on 8x RTX PRO 6000"),
-    Field("model", "Model", required=False, max_length=500),
-    Field("hardware", "Hardware", required=False, max_length=1000),
-    Field("gpu_count", "GPU count", kind="int", minimum=1),
-    Field("notes", "Notes", kind="textarea", required=False),
-)
+CAMPAIGN_FIELDS = form_fields(CampaignCreate)
 
 
 def list_campaigns(session: Session) -> list[Campaign]:
@@ -36,15 +31,12 @@ def get_campaign(session: Session, campaign_id: int) -> Campaign:
 
 def create_campaign(session: Session, data: Mapping[str, Any], *, now: datetime) -> Campaign:
     """Validate and store a new campaign; raises FormInvalid and writes nothing on bad input."""
-    values = check(CAMPAIGN_FIELDS, data)
-    campaign = Campaign(
-        name=values["name"],
-        model=values["model"] or "",
-        hardware=values["hardware"] or "",
-        gpu_count=values["gpu_count"],
-        notes=values["notes"] or "",
-        created_at=now,
-    )
+    return store_campaign(session, parse_form(CampaignCreate, data), now=now)
+
+
+def store_campaign(session: Session, values: CampaignCreate, *, now: datetime) -> Campaign:
+    """Store a checked new campaign (form or API); one commit."""
+    campaign = Campaign(**values.model_dump(), created_at=now)
     session.add(campaign)
     session.commit()
     session.refresh(campaign)

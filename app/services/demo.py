@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
+from app.db import repo
 from app.db.tables import (
     Campaign,
     Effect,
@@ -211,7 +212,7 @@ def load_demo(session: Session, *, now: datetime) -> Campaign:
             session.flush()
             for regime_name in names:
                 session.add(EffectRegime(effect_id=effect.id, regime_id=regimes[regime_name].id))
-    by_key = {i.key: i for i in session.exec(select(Intervention).where(Intervention.campaign_id == campaign.id))}
+    by_key = {i.key: i for i in repo.interventions_of(session, campaign_id=campaign.id)}
     for key, requires in PREREQUISITES:
         session.add(Prerequisite(intervention_id=by_key[key].id, requires_id=by_key[requires].id))
     session.add_all(_specs(campaign.id))

@@ -6,9 +6,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
-from app.db.tables import KernelRule
+from app.db import links
 from app.services.errors import FormInvalid
 from app.services.forms import Field
 from app.services.imports import rules_of
@@ -49,10 +49,7 @@ def save_rules(session: Session, campaign_id: int, data: Mapping[str, Any]) -> N
         rules = parse_rules(str(text))
     except ValueError as exc:
         raise FormInvalid({"rules": str(exc)}) from None
-    for old in session.exec(select(KernelRule).where(KernelRule.campaign_id == campaign_id)).all():
-        session.delete(old)
-    session.flush()
-    session.add_all(KernelRule(campaign_id=campaign_id, position=n, pattern=p, bucket=b) for n, (p, b) in enumerate(rules))
+    links.replace_kernel_rules(session, campaign_id=campaign_id, rules=rules)
     session.commit()
 
 

@@ -6,7 +6,9 @@ from fastapi import APIRouter, Request
 
 from app.db.tables import Regime
 from app.services import campaigns as campaign_service
-from app.services.editing import EDITORS, Editor, load_row, save
+from app.services import editing
+from app.services.editing import Editor, form_of, load_row, save_form
+from app.services.editors import EDITORS
 from app.services.editing_effects import PROFILE_FIELDS, profile_initial, save_profile
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Form, raw_values
@@ -17,13 +19,13 @@ from app.web.templating import render
 router = APIRouter(include_in_schema=False)
 
 NEW_DEFAULTS = {
-    "regimes": {"target_provenance": "reported", "workload_provenance": "measured", "concurrency": "1", "input_tokens": "1024", "output_tokens": "256"},
+    "regimes": {"concurrency": 1, "input_tokens": 1024, "output_tokens": 256},
     "tiers": {},
-    "interventions": {"status": "proposed", "effort_provenance": "assumed"},
-    "effects": {"kind": "bucket", "provenance": "assumed"},
-    "gates": {"metric": "output_tok_s", "comparator": ">=", "provenance": "assumed"},
+    "interventions": {},
+    "effects": {},
+    "gates": {},
 }
-DELETABLE = {"effects", "gates", "interventions", "tiers", "regimes"}
+DELETABLE = {"effects", "gates", "interventions", "tiers", "regimes"}  # the campaign itself: through the API
 
 
 def _editor(kind: str) -> Editor:
@@ -43,18 +45,16 @@ def _form_page(request, campaign, editor: Editor, form: Form, action: str, title
 def new_form(request: Request, campaign_id: int, kind: str, session: SessionDep):
     campaign = campaign_service.get_campaign(session, campaign_id)
     editor = _editor(kind)
-    fields = editor.fields(session, campaign_id)
-    raw = dict(NEW_DEFAULTS[kind])
-    raw.update({k: v for k, v in request.query_params.items() if any(f.name == k for f in fields)})
-    form = Form(fields, raw=raw)
+    chosen = {k: v for k, v in request.query_params.items() if k in editor.create.model_fields}
+    form = form_of(session, editor, campaign_id, defaults=NEW_DEFAULTS[kind] | chosen)
     return _form_page(request, campaign, editor, form, request.url.path, f"New {editor.noun}", False)
 
 
 @router.post("/campaigns/{campaign_id:int}/{kind}/new")
-async def create(request: Request, campaign_id: int, kind: str, session: SessionDep, htmx: IsHtmx):
+async def create(request: Request, campaign_id: int, kind: str, session: SessionDep, htmx: IsHtmx, now: NowDep):
     campaign = campaign_service.get_campaign(session, campaign_id)
     editor = _editor(kind)
-    return await _submit(request, session, campaign, editor, None, f"New {editor.noun}", htmx)
+    return await _submit(request, session, campaign, editor, None, f"New {editor.noun}", htmx, now)
 
 
 @router.get("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/edit")
@@ -62,17 +62,18 @@ def edit_form(request: Request, campaign_id: int, kind: str, row_id: int, sessio
     campaign = campaign_service.get_campaign(session, campaign_id)
     editor = _editor(kind)
     row = load_row(session, editor, campaign_id, row_id)
-    form = Form(editor.fields(session, campaign_id), raw=editor.initial(session, row))
+    form = form_of(session, editor, campaign_id, row)
     return _form_page(request, campaign, editor, form, request.url.path, f"Edit {editor.noun}", False,
                       delete_url=_delete_url(campaign_id, kind, row_id))
 
 
 @router.post("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/edit")
-async def update(request: Request, campaign_id: int, kind: str, row_id: int, session: SessionDep, htmx: IsHtmx):
+async def update(request: Request, campaign_id: int, kind: str, row_id: int, session: SessionDep, htmx: IsHtmx,
+                 now: NowDep):
     campaign = campaign_service.get_campaign(session, campaign_id)
     editor = _editor(kind)
     row = load_row(session, editor, campaign_id, row_id)
-    return await _submit(request, session, campaign, editor, row, f"Edit {editor.noun}", htmx,
+    return await _submit(request, session, campaign, editor, row, f"Edit {editor.noun}", htmx, now,
                          _delete_url(campaign_id, kind, row_id))
 
 
@@ -81,10 +82,7 @@ def delete(campaign_id: int, kind: str, row_id: int, session: SessionDep, htmx: 
     editor = _editor(kind)
     if kind not in DELETABLE:
         raise NotFound(f"{editor.noun} rows cannot be deleted here")
-    row = load_row(session, editor, campaign_id, row_id)
-    # effect_regime rows and other children go with ON DELETE CASCADE in the database
-    session.delete(row)
-    session.commit()
+    editing.delete(session, editor, campaign_id, row_id)
     return redirect(f"/campaigns/{campaign_id}", htmx)
 
 
@@ -92,10 +90,10 @@ def _delete_url(campaign_id: int, kind: str, row_id: int) -> str:
     return f"/campaigns/{campaign_id}/{kind}/{row_id}/delete" if kind in DELETABLE else ""
 
 
-async def _submit(request, session, campaign, editor: Editor, row, title: str, htmx: bool, delete_url: str = ""):
+async def _submit(request, session, campaign, editor: Editor, row, title: str, htmx: bool, now, delete_url: str = ""):
     data = await request.form()
     try:
-        save(session, editor, campaign.id, row, data)
+        save_form(session, editor, campaign.id, row, data, now=now)
     except FormInvalid as exc:
         fields = editor.fields(session, campaign.id)
         form = Form(fields, raw_values(fields, data), exc.errors)
@@ -107,14 +105,14 @@ async def _submit(request, session, campaign, editor: Editor, row, title: str, h
 def edit_campaign_form(request: Request, campaign_id: int, session: SessionDep):
     campaign = campaign_service.get_campaign(session, campaign_id)
     editor = EDITORS["campaign"]
-    form = Form(editor.fields(session, campaign_id), raw=editor.initial(session, campaign))
+    form = form_of(session, editor, campaign_id, campaign)
     return _form_page(request, campaign, editor, form, request.url.path, "Edit campaign", False)
 
 
 @router.post("/campaigns/{campaign_id:int}/edit")
-async def edit_campaign(request: Request, campaign_id: int, session: SessionDep, htmx: IsHtmx):
+async def edit_campaign(request: Request, campaign_id: int, session: SessionDep, htmx: IsHtmx, now: NowDep):
     campaign = campaign_service.get_campaign(session, campaign_id)
-    return await _submit(request, session, campaign, EDITORS["campaign"], campaign, "Edit campaign", htmx)
+    return await _submit(request, session, campaign, EDITORS["campaign"], campaign, "Edit campaign", htmx, now)
 
 
 def _regime(session, campaign_id: int, regime_id: int) -> Regime:

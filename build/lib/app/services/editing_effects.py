@@ -7,108 +7,55 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
-from app.db import repo
-from app.db.tables import Effect, EffectRegime, Intervention, Profile, ProfileShare, Regime
-from app.planning.model import SHARE_TOLERANCE
-from app.services.editing import Editor, _options, _set, register
+from app.db import links, repo
+from app.db.tables import Effect, Intervention, Profile, ProfileShare, Regime
+from app.models.effects import (
+    KIND_INPUTS,
+    POINTS,
+    THREE_POINTS,
+    EffectCreate,
+    EffectPublic,
+    EffectUpdate,
+    ProfileCreate,
+)
+from app.models.fields import Options, form_fields, parse_form
+from app.planning.model import SHARE_TOLERANCE, Provenance
+from app.services.editing import Editor, _set
 from app.services.errors import FormInvalid
 from app.services.formatting import plain
-from app.services.forms import PROVENANCE_OPTIONS, Field, check, three_point_errors
 
-KIND_OPTIONS = (
-    ("bucket", "speedup of one bucket"),
-    ("step", "whole-step multiplier (measured in named regimes)"),
-    ("time_saved", "milliseconds saved a step (named regimes)"),
-    ("spec_decode", "speculative decoding"),
-    ("launch_overhead", "launch overhead removed (CUDA graphs)"),
-    ("launch_count", "launches a step changed (a fused or SDPA path)"),
-)
-THREE_POINTS = {
-    "speedup": ("Speedup", "x"),
-    "saved_ms": ("Time saved", "ms a step"),
-    "acceptance": ("Acceptance rate", "0..1"),
-    "draft_cost": ("Draft cost c", "of a step"),
-    "removed": ("Share of per-launch host cost removed", "0..1"),
-    "launches": ("Launches a step added", "negative: removed"),
-}
+PROVENANCES = {p.value for p in Provenance}
+POINT_NAMES = {prefix: tuple(f"{prefix}_{p}" for p in POINTS) for prefix in THREE_POINTS}
+TRIPLE_NAMES = {"speedup": "speedup", "saved_ms": "time saved", "acceptance": "acceptance rate",
+                "draft_cost": "draft cost c", "removed": "share of per-launch host cost removed",
+                "launches": "launches a step added"}
 
 
-SHOW_FOR = {"speedup": ("bucket", "step"), "saved_ms": ("time_saved",), "acceptance": ("spec_decode",),
-            "draft_cost": ("spec_decode",), "removed": ("launch_overhead",), "launches": ("launch_count",)}
-HELP = {
-    "draft_cost_likely": "all three blank: the hardware model gives the cost of verifying g + 1 tokens a sequence "
-                         "(it grows with concurrency)",
-    "removed_likely": "CUDA graphs replay a step with one launch: most of each launch's host cost goes (0.9-0.99)",
-    "launches_likely": "GPU kernels, memcpys and memsets a step, as the regime's trace counts them: SDPA instead of "
-                       "eager attention removes about 9 a layer",
-}
-
-
-def _triple(prefix: str) -> tuple[Field, ...]:
-    label, unit = THREE_POINTS[prefix]
-    return tuple(
-        Field(f"{prefix}_{point}", f"{label} {point} ({unit})", kind="float", required=False,
-              minimum=None if prefix == "launches" else 0.0, exclusive_minimum=prefix == "speedup",
-              show_for=SHOW_FOR[prefix], help=HELP.get(f"{prefix}_{point}", ""))
-        for point in ("low", "likely", "high")
-    )
-PROVENANCES = {key for key, _ in PROVENANCE_OPTIONS}
-
-
-def _effect_fields(session: Session, campaign_id: int) -> tuple[Field, ...]:
+def _effect_options(session: Session, campaign_id: int) -> Options:
     interventions = repo.interventions_of(session, campaign_id=campaign_id)
     regimes = repo.regimes_of(session, campaign_id=campaign_id)
-    return (
-        Field("intervention_id", "Intervention", kind="select",
-              options=_options(interventions, lambda i: f"{i.key}: {i.title}")),
-        Field("kind", "Kind", kind="select", options=KIND_OPTIONS),
-        Field("bucket", "Bucket", required=False, max_length=100, placeholder="attention",
-              help="bucket speedup: the profile bucket it makes faster; time saved: the bucket it comes off "
-                   "(blank: the whole step)", show_for=("bucket", "time_saved")),
-        *_triple("speedup"),
-        *_triple("saved_ms"),
-        Field("draft_tokens", "Draft length g", kind="int", minimum=1, required=False, show_for=("spec_decode",)),
-        *_triple("acceptance"),
-        Field("acceptance_per_position", "Per-position acceptance", required=False, max_length=500,
-              placeholder="0.82, 0.61, 0.43",
-              help="instead of one rate: vLLM's spec_decode_per_position_acceptance_rates, one a draft position",
-              show_for=("spec_decode",)),
-        *_triple("draft_cost"),
-        *_triple("removed"),
-        *_triple("launches"),
-        Field("regime_ids", "Regimes", kind="multiselect", required=False, options=_options(regimes),
-              help="none chosen: every regime (not for whole-step or time-saved effects)"),
-        Field("provenance", "Estimate comes from", kind="select", options=PROVENANCE_OPTIONS),
-        Field("note", "Note", required=False, max_length=2000),
-    )
+    return {"intervention_id": tuple((str(i.id), f"{i.key}: {i.title}") for i in interventions),
+            "regime_ids": tuple((str(r.id), r.name) for r in regimes)}
 
 
-def effect_initial(session: Session, row: Effect) -> dict[str, Any]:
-    links = session.exec(select(EffectRegime).where(EffectRegime.effect_id == row.id)).all()
-    values = {
-        "intervention_id": str(row.intervention_id), "kind": row.kind, "bucket": row.bucket or "",
-        "regime_ids": [str(link.regime_id) for link in links], "provenance": row.provenance, "note": row.note,
-        "draft_tokens": "" if row.draft_tokens is None else str(row.draft_tokens),
-        "acceptance_per_position": row.acceptance_per_position,
-    }
-    for prefix in THREE_POINTS:
-        for point in ("low", "likely", "high"):
-            value = getattr(row, f"{prefix}_{point}")
-            values[f"{prefix}_{point}"] = "" if value is None else plain(value)
-    return values
+def _effect_current(session: Session, row: Effect) -> dict[str, Any]:
+    return {"regime_ids": repo.effect_regime_ids(session, effect_ids=[row.id])[row.id],
+            "bucket": row.bucket}
 
 
 def _check_triples(values: dict[str, Any], prefixes: tuple[str, ...]) -> dict[str, str]:
     errors: dict[str, str] = {}
     for prefix in prefixes:
-        names = tuple(f"{prefix}_{p}" for p in ("low", "likely", "high"))
+        names = POINT_NAMES[prefix]
         missing = [n for n in names if values[n] is None]
         if missing:
             errors |= dict.fromkeys(missing, "required for this kind of effect")
         else:
-            errors |= three_point_errors(values, names, THREE_POINTS[prefix][0].lower())
+            low, likely, high = (values[n] for n in names)
+            if not low <= likely <= high:
+                errors[names[1]] = f"{TRIPLE_NAMES[prefix]} must satisfy low <= likely <= high"
     return errors
 
 
@@ -137,12 +84,7 @@ def _spec_errors(values: dict[str, Any]) -> dict[str, str]:
     return errors
 
 
-KIND_INPUTS = {"bucket": ("speedup",), "step": ("speedup",), "time_saved": ("saved_ms",),
-               "spec_decode": ("acceptance", "draft_cost"), "launch_overhead": ("removed",),
-               "launch_count": ("launches",)}
-
-
-def _effect_apply(session, campaign_id, row, values):
+def _effect_apply(session, campaign_id, row, values, now):
     kind = values["kind"]
     errors = _spec_errors(values) if kind == "spec_decode" else _check_triples(values, KIND_INPUTS[kind])
     if kind == "bucket" and not values["bucket"]:
@@ -154,9 +96,9 @@ def _effect_apply(session, campaign_id, row, values):
     if errors:
         return row, errors
     row = row or Effect(intervention_id=0)
-    _set(row, values, ("kind", "provenance", "note"), {"note": ""})
+    _set(row, values, ("kind", "provenance", "note"))
     for prefix in THREE_POINTS:  # only the inputs of this kind are kept
-        for point in ("low", "likely", "high"):
+        for point in POINTS:
             name = f"{prefix}_{point}"
             setattr(row, name, values[name] if prefix in KIND_INPUTS[kind] else None)
     per_position = kind == "spec_decode" and values["acceptance_per_position"]
@@ -168,31 +110,23 @@ def _effect_apply(session, campaign_id, row, values):
     row.bucket = values["bucket"] if kind in ("bucket", "time_saved") and values["bucket"] else None
     session.add(row)
     session.flush()
-    for link in session.exec(select(EffectRegime).where(EffectRegime.effect_id == row.id)).all():
-        session.delete(link)
-    session.flush()
-    for regime_id in values["regime_ids"]:
-        session.add(EffectRegime(effect_id=row.id, regime_id=int(regime_id)))
+    links.replace_effect_regimes(session, effect_id=row.id, regime_ids=values["regime_ids"])
     return row, {}
 
 
 def _campaign_of_effect(session: Session, effect: Effect) -> int:
-    return session.get(Intervention, effect.intervention_id).campaign_id
+    intervention = session.get(Intervention, effect.intervention_id)
+    return intervention.campaign_id if intervention is not None else -1
 
 
-EFFECT_EDITOR = register(
-    Editor("effects", "effect", Effect, _effect_fields, effect_initial, _effect_apply, _campaign_of_effect)
+EFFECT_EDITOR = (
+    Editor("effects", "effect", Effect, EffectCreate, EffectUpdate, EffectPublic, _effect_apply, _campaign_of_effect,
+           options=_effect_options, current=_effect_current)
 )
 
 # profiles: each save adds a new profile, so earlier splits stay on record
 
-PROFILE_FIELDS = (
-    Field("shares", "Shares of step time", kind="textarea",
-          help="one bucket a line: name, share (0.63 or 63%), and optionally where it comes from "
-               "(measured, imported, reported, assumed; default assumed). "
-               "Shares below 100% leave the rest to 'other'."),
-    Field("source", "Source", required=False, max_length=300, placeholder="nsys run of 2026-11-20, commit abc123"),
-)
+PROFILE_FIELDS = form_fields(ProfileCreate)
 LINE = re.compile(r"^\s*(?P<bucket>[^\s:=,]+)\s*[:=,]?\s*(?P<share>[-+0-9.eE]+)\s*(?P<pct>%)?\s*(?P<prov>\w+)?\s*$")
 
 
@@ -238,9 +172,13 @@ def parse_shares(text: str) -> list[tuple[str, float, str]]:
 
 def save_profile(session: Session, regime: Regime, data: Mapping[str, Any], *, now: datetime) -> Profile:
     """Store a new profile of the regime; the remainder below 100% goes to 'other' (assumed)."""
-    values = check(PROFILE_FIELDS, data)
+    return store_profile(session, regime, parse_form(ProfileCreate, data), now=now)
+
+
+def store_profile(session: Session, regime: Regime, values: ProfileCreate, *, now: datetime) -> Profile:
+    """Store a checked profile (form or API) as the regime's newest; one commit."""
     try:
-        shares = parse_shares(values["shares"])
+        shares = parse_shares(values.shares)
     except ValueError as exc:
         raise FormInvalid({"shares": str(exc)}) from None
     remainder = 1 - sum(share for _, share, _ in shares)
@@ -251,7 +189,7 @@ def save_profile(session: Session, regime: Regime, data: Mapping[str, Any], *, n
         else:
             bucket, share, provenance = shares[other]
             shares[other] = (bucket, share + remainder, provenance)
-    profile = Profile(regime_id=regime.id, source=values["source"] or "form", created_at=now)
+    profile = Profile(regime_id=regime.id, source=values.source or "form", created_at=now)
     session.add(profile)
     session.flush()
     for bucket, share, provenance in shares:

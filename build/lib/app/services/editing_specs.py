@@ -5,54 +5,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import BaseModel
 from sqlmodel import Session
 
 from app.db import repo
 from app.db.tables import HardwareSpec, ModelSpec
 from app.services.errors import FormInvalid
 from app.services.formatting import plain
-from app.services.forms import PROVENANCE_OPTIONS, Field, raw_values, validate
+from app.models.fields import form_fields, parse_form, plain_values
+from app.models.specs import HardwareSpecCreate, ModelSpecCreate
 from app.services.presets import GPU_PRESETS, MODEL_PRESETS
 
-DTYPE_OPTIONS = (("bf16", "BF16"), ("fp8", "FP8"), ("fp4", "FP4"))
-
-HARDWARE_FIELDS = (
-    Field("name", "GPU", max_length=200),
-    Field("count", "GPUs a decode step spans", kind="int", minimum=1),
-    Field("memory_gb", "Memory per GPU (GB)", kind="float", minimum=0, exclusive_minimum=True),
-    Field("bandwidth_gb_s", "Memory bandwidth per GPU (GB/s)", kind="float", minimum=0, exclusive_minimum=True),
-    Field("tflops_bf16", "Dense BF16 (TFLOP/s)", kind="float", minimum=0, required=False),
-    Field("tflops_fp8", "Dense FP8 (TFLOP/s)", kind="float", minimum=0, required=False),
-    Field("tflops_fp4", "Dense FP4 (TFLOP/s)", kind="float", minimum=0, required=False),
-    Field("sm_count", "SMs", kind="int", minimum=1, required=False),
-    Field("interconnect", "Interconnect", required=False, max_length=200),
-    Field("scaling_efficiency", "Scaling efficiency (0-1)", kind="float", minimum=0, exclusive_minimum=True,
-          help="share of count x one GPU's bandwidth and FLOP/s a step really gets"),
-    Field("provenance", "Figures come from", kind="select", options=PROVENANCE_OPTIONS),
-    Field("sources", "Source of each figure", kind="textarea", required=False,
-          help="one 'figure: datasheet / measured / derived and how' a line"),
-)
-
-MODEL_FIELDS = (
-    Field("name", "Model", max_length=200),
-    Field("total_params_b", "Total parameters (B)", kind="float", minimum=0, exclusive_minimum=True),
-    Field("active_params_b", "Active parameters a token (B)", kind="float", minimum=0, exclusive_minimum=True),
-    Field("layers", "MoE layers (all layers if dense)", kind="int", minimum=1),
-    Field("routed_experts", "Routed experts E (0 if dense)", kind="int", minimum=0),
-    Field("experts_per_token", "Experts a token k", kind="int", minimum=0),
-    Field("shared_experts", "Shared experts", kind="int", minimum=0),
-    Field("dense_bytes_per_weight", "Bytes a dense weight", kind="float", minimum=0, exclusive_minimum=True),
-    Field("expert_bytes_per_weight", "Bytes an expert weight", kind="float", minimum=0, exclusive_minimum=True),
-    Field("kv_bytes_per_token", "KV-cache bytes a token (all layers)", kind="float", minimum=0),
-    Field("compute_dtype", "Compute data type", kind="select", options=DTYPE_OPTIONS),
-    Field("provenance", "Figures come from", kind="select", options=PROVENANCE_OPTIONS),
-    Field("sources", "Source of each figure", kind="textarea", required=False),
-)
+HARDWARE_FIELDS = form_fields(HardwareSpecCreate)
+MODEL_FIELDS = form_fields(ModelSpecCreate)
 
 SPEC_FORMS = {
     "hardware": (HardwareSpec, HARDWARE_FIELDS, GPU_PRESETS, repo.hardware_of),
     "model": (ModelSpec, MODEL_FIELDS, MODEL_PRESETS, repo.model_spec_of),
 }
+SPEC_MODELS: dict[str, type[BaseModel]] = {"hardware": HardwareSpecCreate, "model": ModelSpecCreate}
 
 
 def spec_row(session: Session, which: str, campaign_id: int):
@@ -82,21 +53,23 @@ def _text(value) -> str:
 
 
 def save_spec(session: Session, which: str, campaign_id: int, data: Mapping[str, Any]):
-    """Create or replace the campaign's spec row; FormInvalid writes nothing."""
-    table, fields, _, _ = SPEC_FORMS[which]
-    values, errors = validate(fields, raw_values(fields, data))
-    if not errors and which == "model":
-        errors |= _model_errors(values)
-    if not errors and which == "hardware" and values["scaling_efficiency"] > 1:
-        errors["scaling_efficiency"] = "at most 1"
+    """Create or replace the campaign's spec row from a form; FormInvalid writes nothing."""
+    return store_spec(session, which, campaign_id, parse_form(SPEC_MODELS[which], data))
+
+
+def store_spec(session: Session, which: str, campaign_id: int, spec: BaseModel):
+    """Create or replace the campaign's spec row from checked values (form or API); one commit."""
+    table = SPEC_FORMS[which][0]
+    values = plain_values(spec)
+    errors = _model_errors(values) if which == "model" else {}
     if errors:
         raise FormInvalid(errors)
     row = spec_row(session, which, campaign_id) or table(campaign_id=campaign_id)
-    for f in fields:
-        value = values[f.name]
-        setattr(row, f.name, "" if value is None and f.kind in ("text", "textarea") else value)
+    for name, value in values.items():
+        setattr(row, name, value)
     session.add(row)
     session.commit()
+    session.refresh(row)
     return row
 
 

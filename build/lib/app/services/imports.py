@@ -8,11 +8,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
-from app.db import repo
+from app.db import links, repo
 from app.db.mappers import to_core_profile
-from app.db.tables import ImportRecord, KernelRule, Measurement, MeasurementInclude, Profile, ProfileShare, Regime
+from app.db.tables import ImportRecord, Measurement, MeasurementInclude, Profile, ProfileShare, Regime
 from app.importers import detect as formats
 from app.importers.benchmarks import parse_console, parse_results_json
 from app.importers.buckets import DEFAULT_RULES
@@ -108,9 +108,7 @@ def sha256_of(path: Path, chunk: int = 1 << 20) -> str:
 
 
 def rules_of(session: Session, campaign_id: int) -> list[tuple[str, str]]:
-    stored = session.exec(
-        select(KernelRule).where(KernelRule.campaign_id == campaign_id).order_by(col(KernelRule.position))
-    ).all()
+    stored = links.kernel_rules_of(session, campaign_id=campaign_id)
     return [(r.pattern, r.bucket) for r in stored] or list(DEFAULT_RULES)
 
 
@@ -144,9 +142,7 @@ def preview_import(
 def _mark_duplicates(session: Session, campaign_id: int, infos: list[FileInfo]) -> None:
     seen: dict[str, str] = {}
     for info in infos:
-        earlier = session.exec(
-            select(ImportRecord).where(ImportRecord.campaign_id == campaign_id, ImportRecord.sha256 == info.sha256)
-        ).first()
+        earlier = links.import_with_sha(session, campaign_id=campaign_id, sha256=info.sha256)
         if earlier is not None:
             info.duplicate_of = f"{earlier.file_name}, imported {earlier.imported_at:%Y-%m-%d %H:%M} UTC"
         elif info.sha256 in seen:
@@ -348,9 +344,7 @@ def _summary(preview: Preview) -> str:
 
 def undo_import(session: Session, campaign_id: int, batch: str) -> int:
     """Delete every file of an import batch and all it wrote (cascade); returns the files removed."""
-    records = session.exec(
-        select(ImportRecord).where(ImportRecord.campaign_id == campaign_id, ImportRecord.batch == batch)
-    ).all()
+    records = links.imports_of_batch(session, campaign_id=campaign_id, batch=batch)
     if not records:
         raise NotFound(f"no import {batch!r} in campaign {campaign_id}")
     for record in records:
@@ -360,7 +354,4 @@ def undo_import(session: Session, campaign_id: int, batch: str) -> int:
 
 
 def imports_of(session: Session, campaign_id: int) -> list[ImportRecord]:
-    return list(session.exec(
-        select(ImportRecord).where(ImportRecord.campaign_id == campaign_id)
-        .order_by(col(ImportRecord.imported_at).desc(), col(ImportRecord.id))
-    ).all())
+    return links.imports_of(session, campaign_id=campaign_id)

@@ -1,0 +1,58 @@
+"""Queries and writes of imports, kernel rules, link rows and uniqueness. Keyword-only; nothing here commits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from sqlmodel import Session, SQLModel, col, select
+
+from app.db.tables import EffectRegime, ImportRecord, KernelRule, Prerequisite
+
+
+def find_by(session: Session, *, table: type[SQLModel], campaign_id: int, column: str, value: object) -> list:
+    """The campaign's rows of `table` whose `column` equals `value` (a uniqueness check)."""
+    query = select(table).where(table.campaign_id == campaign_id, getattr(table, column) == value)  # type: ignore[attr-defined]
+    return list(session.exec(query).all())
+
+
+def replace_effect_regimes(session: Session, *, effect_id: int, regime_ids: Iterable[int]) -> None:
+    for link in session.exec(select(EffectRegime).where(EffectRegime.effect_id == effect_id)).all():
+        session.delete(link)
+    session.flush()
+    session.add_all(EffectRegime(effect_id=effect_id, regime_id=r) for r in regime_ids)
+
+
+def replace_prerequisites(session: Session, *, intervention_id: int, required_ids: Iterable[int]) -> None:
+    for link in session.exec(select(Prerequisite).where(Prerequisite.intervention_id == intervention_id)).all():
+        session.delete(link)
+    session.flush()
+    session.add_all(Prerequisite(intervention_id=intervention_id, requires_id=r) for r in required_ids)
+
+
+def kernel_rules_of(session: Session, *, campaign_id: int) -> list[KernelRule]:
+    query = select(KernelRule).where(KernelRule.campaign_id == campaign_id).order_by(col(KernelRule.position))
+    return list(session.exec(query).all())
+
+
+def replace_kernel_rules(session: Session, *, campaign_id: int, rules: Sequence[tuple[str, str]]) -> None:
+    for old in kernel_rules_of(session, campaign_id=campaign_id):
+        session.delete(old)
+    session.flush()
+    session.add_all(KernelRule(campaign_id=campaign_id, position=n, pattern=p, bucket=b)
+                    for n, (p, b) in enumerate(rules))
+
+
+def import_with_sha(session: Session, *, campaign_id: int, sha256: str) -> ImportRecord | None:
+    query = select(ImportRecord).where(ImportRecord.campaign_id == campaign_id, ImportRecord.sha256 == sha256)
+    return session.exec(query).first()
+
+
+def imports_of_batch(session: Session, *, campaign_id: int, batch: str) -> list[ImportRecord]:
+    query = select(ImportRecord).where(ImportRecord.campaign_id == campaign_id, ImportRecord.batch == batch)
+    return list(session.exec(query).all())
+
+
+def imports_of(session: Session, *, campaign_id: int) -> list[ImportRecord]:
+    query = (select(ImportRecord).where(ImportRecord.campaign_id == campaign_id)
+             .order_by(col(ImportRecord.imported_at).desc(), col(ImportRecord.id)))
+    return list(session.exec(query).all())

@@ -1,0 +1,213 @@
+"""The field types rows share, and the two ways a model is filled: from a form (`parse_form`) or a JSON body.
+
+A field's title is its form label, its description the help under it; `json_schema_extra` carries what only a
+form needs (`widget`, `placeholder`, `show_for`). Every message a user sees for a bad field is written here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from enum import Enum
+from types import NoneType, UnionType
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
+
+from pydantic import AfterValidator, AllowInfNan, BaseModel, ValidationError, create_model
+from pydantic import Field as PydanticField
+from pydantic_core import ErrorDetails
+
+from app.services.errors import FormInvalid
+from app.services.forms import Field
+
+INT32_MAX = 2**31 - 1  # PostgreSQL's integer: larger whole numbers are refused at the field, not by the database
+TEXT_MAX = 20_000  # free text (notes, descriptions, sources)
+
+
+def _as_utc(value: datetime) -> datetime:
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
+"""A date and time; one typed without a zone is UTC."""
+Number = Annotated[float, AllowInfNan(False)]
+"""A finite number (no inf, no nan)."""
+Int = Annotated[int, PydanticField(le=INT32_MAX)]
+"""A whole number that fits the databases' integer column."""
+M = TypeVar("M", bound=BaseModel)
+
+
+def field(title: str, *, help: str = "", widget: str = "", placeholder: str = "", show_for: Sequence[str] = (),
+          labels: Mapping[str, str] | None = None, **constraints: Any) -> Any:
+    """A model field with its form label (`title`), help text and constraints (pydantic's ge, gt, max_length...)."""
+    extra: dict[str, Any] = {k: v for k, v in (("widget", widget), ("placeholder", placeholder),
+                                               ("show_for", list(show_for))) if v}
+    if labels:
+        extra["labels"] = dict(labels)
+    return PydanticField(title=title, description=help or None, json_schema_extra=extra or None, **constraints)
+
+
+def update_model(create: type[BaseModel], name: str) -> type[BaseModel]:
+    """The XUpdate of an XCreate: the same fields, constraints and help, every one optional (a PATCH body)."""
+    fields: dict[str, Any] = {}
+    for field_name, info in create.model_fields.items():
+        copy = info._copy()  # keeps title, description and constraints
+        copy.default, copy.default_factory = None, None
+        fields[field_name] = (info.annotation | None, copy)
+    return create_model(name, __base__=BaseModel, __doc__=f"Changes to some fields of a {create.__name__}.",
+                        **fields)
+
+
+# forms
+
+def form_fields(model: type[BaseModel], options: Mapping[str, Sequence[tuple[str, str]]] | None = None
+                ) -> tuple[Field, ...]:
+    """The form fields of `model`, in its order; `options` gives the choices of id fields (tiers, regimes...)."""
+    options = options or {}
+    out = []
+    for name, info in model.model_fields.items():
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        kind, choices = _kind(info.annotation, extra, name in options)
+        constraints = _constraints(info)
+        always_set = kind == "select" and info.default is not None and not info.is_required()
+        out.append(Field(
+            name=name, label=info.title or name, kind=kind, required=info.is_required() or always_set,
+            minimum=constraints.get("ge", constraints.get("gt")), exclusive_minimum="gt" in constraints,
+            options=tuple(options.get(name, choices)), help=info.description or "",
+            max_length=constraints.get("max_length"), placeholder=str(extra.get("placeholder", "")),
+            show_for=tuple(extra.get("show_for", ())),  # type: ignore[arg-type]
+        ))
+    return tuple(out)
+
+
+def _constraints(info) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for meta in info.metadata:
+        for key in ("ge", "gt", "le", "max_length"):
+            if getattr(meta, key, None) is not None:
+                found[key] = getattr(meta, key)
+    return found
+
+
+def _inner(annotation: Any) -> Any:
+    """`int` of `int | None`, of `Annotated[int, ...]` and of `Annotated[int, ...] | None`."""
+    if get_origin(annotation) in (Union, UnionType):
+        args = [a for a in get_args(annotation) if a is not NoneType]
+        annotation = args[0] if len(args) == 1 else annotation
+    if get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[0]
+    return annotation
+
+
+def _kind(annotation: Any, extra: Mapping[str, Any], has_options: bool) -> tuple[str, tuple[tuple[str, str], ...]]:
+    inner = _inner(annotation)
+    labels = extra.get("labels", {})
+    if get_origin(inner) is list:
+        return "multiselect", ()
+    if isinstance(inner, type) and issubclass(inner, Enum):
+        return "select", tuple((m.value, labels.get(m.value, m.value)) for m in inner)
+    if has_options:
+        return "select", ()
+    if inner is bool:
+        return "checkbox", ()
+    if inner is int:
+        return "int", ()
+    if inner is float:
+        return "float", ()
+    if inner is datetime:
+        return "datetime", ()
+    return str(extra.get("widget") or "text"), ()
+
+
+def form_data(model: type[BaseModel], data: Mapping[str, Any]) -> dict[str, Any]:
+    """What a form sent for `model`, as the model reads it: blank optional fields left out, lists for selects."""
+    out: dict[str, Any] = {}
+    for f in form_fields(model):
+        if f.kind == "multiselect":
+            values = data.getlist(f.name) if hasattr(data, "getlist") else data.get(f.name) or []
+            out[f.name] = [v for v in (values if isinstance(values, list | tuple) else [values]) if str(v).strip()]
+            continue
+        if f.kind == "checkbox":
+            out[f.name] = str(data.get(f.name) or "").strip().lower() in ("on", "yes", "true", "1")
+            continue
+        value = data.get(f.name)
+        text = "" if value is None else str(value).strip()
+        if text != "":
+            out[f.name] = text
+        elif f.required and f.kind not in ("text", "textarea"):
+            out[f.name] = None  # "required", not "must be a number"
+    return out
+
+
+Options = Mapping[str, Sequence[tuple[str, str]]]
+
+
+def parse_form(model: type[M], data: Mapping[str, Any], options: Options | None = None) -> M:
+    """Fill `model` from a submitted form, or raise FormInvalid with a message for every bad field."""
+    return validated(model, form_data(model, data), options)
+
+
+def validated(model: type[M], values: Mapping[str, Any], options: Options | None = None) -> M:
+    """`model` filled from `values` (a form's or a JSON body's), or FormInvalid naming each bad field.
+
+    `options` lists the allowed ids of fields that point at other rows (the campaign's tiers, regimes...).
+    """
+    try:
+        parsed = model.model_validate(dict(values))
+    except ValidationError as exc:
+        raise FormInvalid(field_errors(exc.errors())) from None
+    errors = {}
+    for name, choices in (options or {}).items():
+        allowed = {key for key, _ in choices}
+        chosen = getattr(parsed, name, None)
+        unknown = [str(v) for v in (chosen if isinstance(chosen, list) else [chosen])
+                   if v is not None and str(v) not in allowed]
+        if unknown:
+            errors[name] = f"unknown choice: {', '.join(unknown)}"
+    if errors:
+        raise FormInvalid(errors)
+    return parsed
+
+
+def plain_values(model: BaseModel) -> dict[str, Any]:
+    """The model's values for a row: enums as their stored strings."""
+    return {k: v.value if isinstance(v, Enum) else v for k, v in model}
+
+
+def field_errors(errors: Sequence[ErrorDetails]) -> dict[str, str]:
+    """pydantic's errors as one plain message a field (the first where a field has several)."""
+    out: dict[str, str] = {}
+    for error in errors:
+        loc = [part for part in error["loc"] if part not in ("body", "query", "path")]
+        name = str(loc[0]) if loc else "__all__"
+        out.setdefault(name, message(error))
+    return out
+
+
+def message(error: ErrorDetails) -> str:
+    """The message a user reads for one pydantic error."""
+    kind, ctx = error["type"], error.get("ctx") or {}
+    if kind in ("missing", "string_too_short") or (kind.endswith("_type") and error.get("input") is None):
+        return "required"
+    if kind in ("int_parsing", "int_from_float", "int_type"):
+        return "must be a whole number"
+    if kind in ("float_parsing", "float_type"):
+        return "must be a number"
+    if kind == "finite_number":
+        return "must be a finite number"
+    if kind == "greater_than":
+        return f"must be greater than {ctx['gt']:g}"
+    if kind == "greater_than_equal":
+        return f"must be at least {ctx['ge']:g}"
+    if kind == "less_than_equal":
+        return f"at most {ctx['le']:,}"
+    if kind == "string_too_long":
+        return f"at most {ctx['max_length']:,} characters"
+    if kind in ("enum", "literal_error"):
+        return f"unknown choice {error.get('input')!r}"
+    if kind.startswith("datetime"):
+        return "must be a date and time like 2026-12-01T14:30"
+    if kind in ("bool_parsing", "bool_type"):
+        return "must be yes or no"
+    if kind == "value_error":
+        return str(ctx.get("error", error["msg"]))
+    return error["msg"]

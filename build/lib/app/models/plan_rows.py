@@ -1,0 +1,140 @@
+"""Campaigns, regimes, tiers, interventions and gates: what a form or a JSON body may set, and what is read back."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from app.models.fields import TEXT_MAX, Int, Number, UtcDatetime, field, update_model
+from app.planning.metrics import METRICS
+from app.planning.model import Comparator, Provenance, Status
+
+PROVENANCE_LABELS = {"measured": "measured", "imported": "imported from a file",
+                     "reported": "reported (upstream or by the team)", "assumed": "assumed"}
+COMPARATOR_LABELS = {">=": ">= (at least)", "<=": "<= (at most)"}
+METRIC_OPTIONS = tuple((m.name, f"{m.name} ({m.unit})") for m in METRICS.values())
+MAX_SAMPLES = 200_000
+
+
+def provenance(title: str, default: Provenance | None = None) -> Provenance:
+    kwargs = {} if default is None else {"default": default}
+    return field(title, labels=PROVENANCE_LABELS, **kwargs)
+
+
+class Public(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+
+class CampaignCreate(BaseModel):
+    """A campaign: one model on one set of GPUs, with its regimes, tiers and interventions."""
+
+    name: str = field("Name", min_length=1, max_length=200, placeholder="DeepSeek-V4-Flash on 8x RTX PRO 6000")
+    model: str = field("Model", default="", max_length=500)
+    hardware: str = field("Hardware", default="", max_length=1000)
+    gpu_count: Int = field("GPU count", ge=1)
+    notes: str = field("Notes", default="", max_length=TEXT_MAX, widget="textarea")
+
+
+class CampaignSettings(CampaignCreate):
+    """A campaign with its Monte Carlo settings (the campaign's edit form)."""
+
+    seed: Int = field("Monte Carlo seed", default=20261202, ge=0, help="the same seed gives the same numbers")
+    samples: Int = field("Monte Carlo samples", default=10_000, ge=100, le=MAX_SAMPLES, help="100 to 200,000")
+    apply_calibration: bool = field(
+        "Apply calibration to pending work", default=False,
+        help="scale pending gains by the share realised so far (unticked: project with the estimates as entered)")
+
+
+CampaignUpdate = update_model(CampaignSettings, "CampaignUpdate")
+
+
+class CampaignPublic(CampaignSettings, Public):
+    id: int
+    created_at: UtcDatetime
+
+
+class RegimeCreate(BaseModel):
+    """A concurrency regime with its workload and throughput target."""
+
+    name: str = field("Name", min_length=1, max_length=100, placeholder="batch 1")
+    concurrency: Int = field("Concurrency", ge=1)
+    input_tokens: Int = field("Input tokens", ge=1)
+    output_tokens: Int = field("Output tokens", ge=1)
+    workload_provenance: Provenance = provenance("Workload comes from", Provenance.MEASURED)
+    target_tok_s: Number = field("Target output tok/s", gt=0)
+    target_provenance: Provenance = provenance("Target comes from", Provenance.REPORTED)
+    position: Int = field("Position", default=0, ge=0, help="order on the plan page")
+    notes: str = field("Notes", default="", max_length=TEXT_MAX, widget="textarea")
+
+
+RegimeUpdate = update_model(RegimeCreate, "RegimeUpdate")
+
+
+class RegimePublic(RegimeCreate, Public):
+    id: int
+
+
+class TierCreate(BaseModel):
+    """A tier of the roadmap: interventions done together, judged by the tier's gates."""
+
+    key: str = field("Key", min_length=1, max_length=20, placeholder="A")
+    name: str = field("Name", min_length=1, max_length=200, placeholder="Claim existing upstream wins")
+    position: Int = field("Order", ge=0, help="tiers apply in this order")
+    description: str = field("Description and expected outcome", default="", max_length=TEXT_MAX, widget="textarea")
+    started_at: UtcDatetime | None = field(
+        "Work started at (UTC)", default=None, help="gates count measurements taken after this; blank: not started")
+
+
+TierUpdate = update_model(TierCreate, "TierUpdate")
+
+
+class TierPublic(TierCreate, Public):
+    id: int
+
+
+class InterventionCreate(BaseModel):
+    """A candidate change with its effort estimate; its effects say what it buys."""
+
+    key: str = field("Key", min_length=1, max_length=20, placeholder="A1")
+    title: str = field("Title", min_length=1, max_length=300)
+    tier_id: int | None = field("Tier", default=None, help="blank: not in the plan yet")
+    status: Status = field("Status", default=Status.PROPOSED)
+    effort_low_days: Number = field("Effort low (days)", ge=0)
+    effort_likely_days: Number = field("Effort likely (days)", ge=0)
+    effort_high_days: Number = field("Effort high (days)", ge=0)
+    effort_provenance: Provenance = provenance("Effort comes from", Provenance.ASSUMED)
+    position: Int = field("Order in its tier", default=0, ge=0)
+    started_at: UtcDatetime | None = field("Started at (UTC)", default=None)
+    landed_at: UtcDatetime | None = field(
+        "Landed at (UTC)", default=None,
+        help="blank when marked landed: now. Calibration compares throughput before and after")
+    prerequisite_ids: list[int] = field("Needs first", default_factory=list,
+                                        help="interventions that must be done before this one can start")
+    description: str = field("Description", default="", max_length=TEXT_MAX, widget="textarea")
+    links: str = field("References", default="", max_length=TEXT_MAX, widget="textarea",
+                       help="one link or citation a line")
+
+
+InterventionUpdate = update_model(InterventionCreate, "InterventionUpdate")
+
+
+class InterventionPublic(InterventionCreate, Public):
+    id: int
+
+
+class GateCreate(BaseModel):
+    """A validation gate: a tier passes when its regime's newest measurement of the metric meets the threshold."""
+
+    tier_id: int = field("Tier")
+    regime_id: int = field("Regime")
+    metric: str = field("Metric", default="output_tok_s", max_length=50)
+    comparator: Comparator = field("Passes when the value is", default=Comparator.AT_LEAST, labels=COMPARATOR_LABELS)
+    threshold: Number = field("Threshold", ge=0)
+    provenance: Provenance = provenance("Threshold comes from", Provenance.ASSUMED)
+    note: str = field("Note", default="", max_length=2000)
+
+
+GateUpdate = update_model(GateCreate, "GateUpdate")
+
+
+class GatePublic(GateCreate, Public):
+    id: int
