@@ -24,7 +24,7 @@ from app.models.fields import Options, form_fields, parse_form, plain_values, va
 from app.planning.model import Status
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Field, Form
-from app.services.formatting import datetime_input, plain
+from app.views.formatting import datetime_input, plain
 
 Apply = Callable[[Session, int, Any, dict[str, Any], datetime], tuple[Any, dict[str, str]]]
 

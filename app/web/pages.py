@@ -9,7 +9,6 @@ from app.db import repo
 from app.exporters.markdown import render_roadmap
 from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid, NotFound
-from app.services.formatting import measured, timestamp
 from app.services.forms import Form, raw_values
 from app.services.measurements import (
     CONFIRM,
@@ -19,7 +18,9 @@ from app.services.measurements import (
     record_measurement,
     retract_measurement,
 )
-from app.services.report import build_plan
+from app.services.plan import plan_of
+from app.views.formatting import measured, timestamp
+from app.views.plan import plan_view
 from app.web.deps import IsHtmx, NowDep, SessionDep
 from app.web.templating import render
 
@@ -64,7 +65,7 @@ def _measure_fields(session, campaign_id: int):
 
 
 def plan_context(session, campaign_id: int, now, form: Form | None = None, saved: str = "") -> dict:
-    plan = build_plan(session, campaign_id)
+    plan = plan_view(plan_of(session, campaign_id=campaign_id))
     if form is None:
         interventions = repo.interventions_of(session, campaign_id=campaign_id)
         form = Form(_measure_fields(session, campaign_id), raw=measurement_defaults(interventions, now))
@@ -106,7 +107,7 @@ def _regime_page(request, session, campaign_id: int, regime_id: int):
     regime = next((r for r in repo.regimes_of(session, campaign_id=campaign_id) if r.id == regime_id), None)
     if regime is None:
         raise NotFound(f"no regime {regime_id} in campaign {campaign_id}")
-    plan = build_plan(session, campaign_id)
+    plan = plan_view(plan_of(session, campaign_id=campaign_id))
     view = next(r for r in plan.regimes if r.id == regime_id)
     history = history_rows(session, campaign_id, regime_id)
     what_ifs = [w for w in plan.what_ifs if w.regime == regime.name]
@@ -172,7 +173,7 @@ async def retract(request: Request, campaign_id: int, measurement_id: int, sessi
 
 @router.get("/campaigns/{campaign_id:int}/roadmap.md")
 def roadmap_markdown(campaign_id: int, session: SessionDep, now: NowDep):
-    plan = build_plan(session, campaign_id)
+    plan = plan_view(plan_of(session, campaign_id=campaign_id))
     filename = f"roadmap-campaign-{campaign_id}.md"
     return Response(
         render_roadmap(plan, generated_at=now),

@@ -11,7 +11,8 @@ from app.db.engine import make_engine, new_session
 from app.db.tables import Campaign, Measurement, Regime
 from app.services.demo import load_demo
 from app.services.measurements import record_measurement
-from app.services.report import build_plan
+from app.services.plan import plan_of
+from app.views.plan import plan_view
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
@@ -26,7 +27,7 @@ def db(database_url):
 
 def test_the_demo_campaign_reads_back_as_the_reference_plan(db):
     campaign = load_demo(db, now=NOW)
-    plan = build_plan(db, campaign.id)
+    plan = plan_view(plan_of(db, campaign_id=campaign.id))
     batch1 = plan.regimes[0]
     # 10 tok/s x 4.8 (A1) x 1.7 / 1.34 (A2: MTP, acceptance 0.7; verifying 2 tokens costs the hardware model's
     # memory floor at 2 tokens in flight over 1: 11.86 distinct experts a layer instead of 6)
@@ -40,7 +41,7 @@ def test_a_new_measurement_adds_history_and_becomes_the_baseline(db):
     regime = repo.regime_named(db, campaign_id=campaign.id, name="batch 1")
     history = repo.measurements_of(db, regime_ids=[regime.id])
     assert [m.value for m in history] == [12.5, 10.0]
-    assert build_plan(db, campaign.id).regimes[0].steps[0].tok_s == pytest.approx(12.5)
+    assert plan_view(plan_of(db, campaign_id=campaign.id)).regimes[0].steps[0].tok_s == pytest.approx(12.5)
 
 
 def test_stored_times_come_back_as_aware_utc(db):
@@ -86,9 +87,9 @@ def test_an_import_commits_as_one_and_undoes_as_one(db):
     confirm_import(db, campaign.id, trace, now=NOW, batch="b" * 32)
     after = counts()
     assert after[0] > before[0] and after[1] == before[1] + len(trace.shares) and after[2] == before[2] + 2
-    assert build_plan(db, campaign.id).regimes[0].profile[0][0] == "host_overhead"
+    assert plan_view(plan_of(db, campaign_id=campaign.id)).regimes[0].profile[0][0] == "host_overhead"
     undo_import(db, campaign.id, "a" * 32)
     undo_import(db, campaign.id, "b" * 32)
     db.expire_all()
     assert counts() == before
-    assert build_plan(db, campaign.id).regimes[0].profile[0][0] == "attention"
+    assert plan_view(plan_of(db, campaign_id=campaign.id)).regimes[0].profile[0][0] == "attention"

@@ -1,21 +1,18 @@
-"""The plan of a campaign, computed by the core and laid out for pages, export and API."""
+"""The plan of a campaign laid out for the pages and the markdown export: texts, rounded numbers, units."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlmodel import Session
-
-from app.db import repo
 from app.db.repo import CampaignRows
 from app.planning.gates import GateResult
 from app.planning.metrics import METRICS, THROUGHPUT_METRIC
 from app.planning.projection import RegimeProjection, Step
 from app.planning.uncertainty import TierDistribution
-from app.services import formatting as fmt
-from app.services.analysis import Analysis, analyse
-from app.services.errors import NotFound
-from app.services.report_extras import (
+from app.services.analysis import Analysis
+from app.services.plan import Plan
+from app.views import formatting as fmt
+from app.views.extras import (
     CalibrationView,
     OrderingView,
     SpecsView,
@@ -26,7 +23,7 @@ from app.services.report_extras import (
     specs_view,
     what_if_views,
 )
-from app.services.report_texts import band_text, baseline_row, effect_text, includes_text, launch_text, step_text
+from app.views.texts import band_text, baseline_row, effect_text, includes_text, launch_text, step_text
 
 
 @dataclass
@@ -141,12 +138,9 @@ class PlanReport:
     analysis: Analysis | None = None
 
 
-def build_plan(session: Session, campaign_id: int) -> PlanReport:
-    """Load the campaign, project it and evaluate its gates; NotFound if it does not exist."""
-    rows = repo.load_campaign(session, campaign_id=campaign_id)
-    if rows is None:
-        raise NotFound(f"no campaign {campaign_id}")
-    analysis = analyse(rows)
+def plan_view(plan: Plan) -> PlanReport:
+    """The page and export view of a plan (pure: formats what the service computed)."""
+    rows, analysis = plan.rows, plan.analysis
     projections, results = analysis.projections, analysis.gate_results
     regimes = [_regime_view(r, p, rows, analysis) for r, p in zip(rows.regimes, projections, strict=True)]
     by_regime = {p.regime: p for p in projections}

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from app.db.repo import CampaignRows
 from app.planning.ceiling import Ceiling
 from app.planning.projection import RegimeProjection
-from app.services import formatting as fmt
+from app.views import formatting as fmt
 
 
 @dataclass

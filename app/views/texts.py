@@ -8,7 +8,7 @@ from app.planning.effects import spec_cost, spec_tokens
 from app.planning.metrics import THROUGHPUT_METRIC
 from app.planning.projection import RegimeProjection, Step
 from app.planning.step import host_cost_us, start_state
-from app.services import formatting as fmt
+from app.views import formatting as fmt
 
 
 def band_text(input_share: float | None) -> str:
