@@ -14,8 +14,9 @@ from app.services.measurements import record_measurement, retract_measurement
 from app.services.plan import plan_of
 from app.views.plan_json import PlanOut, plan_out
 from app.web.deps import NowDep, SessionDep
+from app.web.problems import PROBLEM_RESPONSES
 
-router = APIRouter(prefix="/api", tags=["api"])
+router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
 
 
 class MeasurementIn(BaseModel):
@@ -36,19 +37,20 @@ class RetractionIn(BaseModel):
     by: str = Field(description="who retracts it")
 
 
-@router.get("/campaigns", response_model=list[CampaignPublic])
+@router.get("/campaigns", response_model=list[CampaignPublic], tags=["campaigns"])
 def list_campaigns(session: SessionDep):
     """All campaigns, newest first."""
     return [CampaignPublic.model_validate(c, from_attributes=True) for c in campaign_service.list_campaigns(session)]
 
 
-@router.get("/campaigns/{campaign_id}/plan", response_model=PlanOut)
+@router.get("/campaigns/{campaign_id}/plan", response_model=PlanOut, tags=["plan"])
 def get_plan(campaign_id: int, session: SessionDep):
     """The projection of every regime after each tier (likely values and P10-P90), and every gate's status."""
     return plan_out(plan_of(session, campaign_id=campaign_id))
 
 
-@router.post("/campaigns/{campaign_id}/measurements", status_code=201, response_model=MeasurementPublic)
+@router.post("/campaigns/{campaign_id}/measurements", status_code=201, response_model=MeasurementPublic,
+             tags=["measurements"])
 def post_measurement(campaign_id: int, body: MeasurementIn, session: SessionDep, now: NowDep):
     """Record a measurement of a regime: what it includes, and whether it is a baseline or a gate check.
 
@@ -64,7 +66,8 @@ def post_measurement(campaign_id: int, body: MeasurementIn, session: SessionDep,
     return _public(session, campaign_id, measurement)
 
 
-@router.post("/campaigns/{campaign_id}/measurements/{measurement_id}/retract", response_model=MeasurementPublic)
+@router.post("/campaigns/{campaign_id}/measurements/{measurement_id}/retract", response_model=MeasurementPublic,
+             tags=["measurements"])
 def retract(campaign_id: int, measurement_id: int, body: RetractionIn, session: SessionDep, now: NowDep):
     """Retract a measurement with a reason: it stays in the history and no baseline, gate or calibration uses it."""
     campaign_service.get_campaign(session, campaign_id)
@@ -72,7 +75,7 @@ def retract(campaign_id: int, measurement_id: int, body: RetractionIn, session: 
     return _public(session, campaign_id, measurement)
 
 
-@router.get("/campaigns/{campaign_id}/measurements", response_model=list[MeasurementPublic])
+@router.get("/campaigns/{campaign_id}/measurements", response_model=list[MeasurementPublic], tags=["measurements"])
 def list_measurements(campaign_id: int, session: SessionDep):
     """Every measurement of the campaign, newest first, retracted ones included (with who, when and why)."""
     campaign_service.get_campaign(session, campaign_id)
