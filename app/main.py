@@ -46,6 +46,7 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     app.state.engine = make_engine(settings.database_url)
     app.state.templates = make_templates(str(settings.templates_dir))
     app.state.clock = clock
+    app.state.page_cache = {}  # rendered plan pages by ETag (app/web/pages.py)
     app.state.import_jobs = {}  # token -> background parse of a large upload
     app.mount("/static", StaticFiles(directory=settings.static_dir), name="static")
     app.include_router(api.router)

@@ -20,7 +20,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,25 +35,52 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def rate(port: int, path: str, requests: int) -> float:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    for _ in range(5):  # warm up
-        connection.request("GET", path)
-        connection.getresponse().read()
-    start = time.perf_counter()
+def _client(port: int, path: str, requests: int, latencies: list[float]) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     for _ in range(requests):
+        start = time.perf_counter()
         connection.request("GET", path)
         response = connection.getresponse()
         response.read()
+        latencies.append(time.perf_counter() - start)
         assert response.status == 200, (path, response.status)
-    elapsed = time.perf_counter() - start
     connection.close()
-    return requests / elapsed
+
+
+def rate(port: int, path: str, requests: int, clients: int) -> tuple[float, float, float]:
+    """Requests/s of `clients` concurrent keep-alive clients, and the p50 and p99 latency in ms."""
+    _client(port, path, 5, [])  # warm up
+    latencies: list[float] = []
+    threads = [threading.Thread(target=_client, args=(port, path, requests // clients, latencies))
+               for _ in range(clients)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - start
+    latencies.sort()
+    return len(latencies) / elapsed, latencies[len(latencies) // 2] * 1000, latencies[int(len(latencies) * 0.99)] * 1000
+
+
+def post_bytes(port: int) -> tuple[int, int]:
+    """Bytes of the htmx answer to a measurement POST, and of the whole plan page."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    connection.request("GET", "/campaigns/1")
+    page = len(connection.getresponse().read())
+    body = urllib.parse.urlencode({"regime": "batch 1", "metric": "output_tok_s", "value": "11",
+                                   "kind": "gate check", "note": "bench"})
+    connection.request("POST", "/campaigns/1/measurements", body=body,
+                       headers={"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true"})
+    fragment = len(connection.getresponse().read())
+    connection.close()
+    return fragment, page
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=300)
+    parser.add_argument("--requests", type=int, default=400)
+    parser.add_argument("--clients", type=int, default=4, help="concurrent keep-alive clients")
     args = parser.parse_args()
     folder = tempfile.mkdtemp()
     port = free_port()
@@ -68,14 +97,18 @@ def main() -> None:
                 if time.monotonic() > deadline:
                     raise SystemExit("the server did not start")
                 time.sleep(0.1)
-        rates = {path: rate(port, path, args.requests) for path in URLS}
+        rates = {path: rate(port, path, args.requests, args.clients) for path in URLS}
+        fragment, page = post_bytes(port)
     finally:
         server.terminate()
         server.wait(timeout=10)
-    bare = rates["/healthz"]
-    print(f"{args.requests} sequential requests each, one uvicorn worker, demo campaign (10,000 samples)")
-    for path, value in rates.items():
-        print(f"  {path:<28} {value:8.1f} req/s   {value / bare:6.3f} of /healthz")
+    bare = rates["/healthz"][0]
+    print(f"{args.requests} requests each from {args.clients} concurrent clients, one uvicorn worker, demo campaign")
+    for path, (value, p50, p99) in rates.items():
+        print(f"  {path:<28} {value:8.1f} req/s   {value / bare:6.3f} of /healthz   p50 {p50:6.1f} ms   "
+              f"p99 {p99:6.1f} ms")
+    print(f"  plan page ratio {rates['/campaigns/1'][0] / bare:.3f} (goal >= 0.4)")
+    print(f"  measurement POST answer {fragment:,} B of a {page:,} B page: {fragment / page:.1%} (goal < 20%)")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ from sqlmodel import Session, create_engine
 
 def make_engine(url: str) -> Engine:
     """An engine for `url`; creates the folder of a SQLite file if it is missing."""
+    from app.db import revision
+
+    revision.install()
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True)

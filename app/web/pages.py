@@ -6,6 +6,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.db import repo
+from app.db.engine import new_session
+from app.db.revision import current_revision
 from app.exporters.markdown import render_roadmap
 from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid, NotFound
@@ -72,9 +74,33 @@ def plan_context(session, campaign_id: int, now, form: Form | None = None, saved
     return {"plan": plan, "form": form, "saved": saved, "confirm_field": CONFIRM}
 
 
+PAGE_CACHE_SIZE = 64
+
+
 @router.get("/campaigns/{campaign_id:int}")
-def plan_page(request: Request, campaign_id: int, session: SessionDep, htmx: IsHtmx, now: NowDep):
-    return render(request, "plan.html", plan_context(session, campaign_id, now), block="plan_body" if htmx else None)
+def plan_page(request: Request, campaign_id: int, htmx: IsHtmx, now: NowDep):
+    """The plan page. Rendered once a database revision (and minute, for the form's default time): a repeat
+    is served from memory, and a browser holding the same ETag gets 304."""
+    engine = request.app.state.engine
+    if htmx:
+        with new_session(engine) as session:
+            return render(request, "plan.html", plan_context(session, campaign_id, now), block="plan_body")
+    with engine.connect() as connection:
+        revision = current_revision(connection)
+    etag = f'W/"plan-{campaign_id}-{revision}-{now:%Y%m%d%H%M}"'
+    headers = {"ETag": etag, "Cache-Control": "no-cache", "Vary": "HX-Request"}
+    if request.headers.get("if-none-match") == etag:
+        return Response(status_code=304, headers=headers)
+    cache: dict = request.app.state.page_cache
+    key = (etag, str(request.base_url))
+    body = cache.get(key)
+    if body is None:
+        with new_session(engine) as session:
+            body = render(request, "plan.html", plan_context(session, campaign_id, now)).body
+        if len(cache) >= PAGE_CACHE_SIZE:
+            cache.clear()
+        cache[key] = body
+    return Response(body, media_type="text/html; charset=utf-8", headers=headers)
 
 
 @router.post("/campaigns/{campaign_id:int}/measurements")

@@ -201,3 +201,15 @@ def test_a_retracted_measurement_stays_struck_through_and_stops_being_the_baseli
     history = html.unescape(client.get(f"/campaigns/{demo_id}/regimes/1").text)
     assert '<tr class="retracted"' in history and "<s>12.50 tok/s</s>" in history
     assert "retracted 2026-12-01 13:00 UTC by ana: run on the debug build" in history
+
+
+def test_the_plan_page_is_reused_until_something_is_written_and_answers_304_to_its_etag(client, demo_id):
+    first = client.get(f"/campaigns/{demo_id}")
+    etag = first.headers["etag"]
+    assert client.get(f"/campaigns/{demo_id}").headers["etag"] == etag
+    assert client.get(f"/campaigns/{demo_id}", headers={"If-None-Match": etag}).status_code == 304
+    client.post(f"/api/campaigns/{demo_id}/measurements",
+                json={"regime": "batch 1", "metric": "output_tok_s", "value": 12.5})
+    second = client.get(f"/campaigns/{demo_id}")
+    assert second.headers["etag"] != etag and second.text != first.text
+    assert client.get(f"/campaigns/{demo_id}", headers={"If-None-Match": etag}).status_code == 200

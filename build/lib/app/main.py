@@ -6,6 +6,7 @@ import logging
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -13,8 +14,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app import __version__
 from app.config import Settings, get_settings
 from app.db.engine import make_engine
+from app.models.fields import field_errors
 from app.services.errors import FormInvalid, NotFound
-from app.web import api, editor_pages, import_pages, pages, spec_pages
+from app.web import api, api_imports, api_rows, editor_pages, import_pages, pages, spec_pages
 from app.web.deps import utc_now
 from app.web.templating import make_templates, render
 
@@ -44,15 +46,18 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     app.state.engine = make_engine(settings.database_url)
     app.state.templates = make_templates(str(settings.templates_dir))
     app.state.clock = clock
+    app.state.page_cache = {}  # rendered plan pages by ETag (app/web/pages.py)
     app.state.import_jobs = {}  # token -> background parse of a large upload
     app.mount("/static", StaticFiles(directory=settings.static_dir), name="static")
     app.include_router(api.router)
+    app.include_router(api_rows.router)
+    app.include_router(api_imports.router)
     app.include_router(pages.router)
     app.include_router(spec_pages.router)
     app.include_router(import_pages.router)
     app.include_router(editor_pages.router)
 
-    @app.get("/healthz", tags=["api"])
+    @app.get("/healthz", tags=["health"])
     def healthz() -> dict[str, str]:
         """Liveness: the server answers."""
         return {"status": "ok"}
@@ -104,6 +109,13 @@ def _install_error_pages(app: FastAPI) -> None:
             return JSONResponse({"detail": "invalid input", "errors": exc.errors, "confirmable": exc.confirmable},
                                 status_code=422)
         return _error_page(request, 422, "Invalid input", str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def request_invalid(request: Request, exc: RequestValidationError):
+        errors = field_errors(exc.errors())
+        if _wants_json(request):
+            return JSONResponse({"detail": "invalid input", "errors": errors, "confirmable": False}, status_code=422)
+        return _error_page(request, 422, "Invalid input", "; ".join(f"{k}: {v}" for k, v in errors.items()))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException):

@@ -111,13 +111,14 @@ def export(
     from app.db.engine import make_engine, new_session
     from app.exporters.markdown import render_roadmap
     from app.services.errors import NotFound
-    from app.services.report import build_plan
+    from app.services.plan import plan_of
+    from app.views.plan import plan_view
 
     engine = make_engine(get_settings().database_url)
     try:
         with new_session(engine) as session:
             try:
-                plan = build_plan(session, campaign_id)
+                plan = plan_view(plan_of(session, campaign_id=campaign_id))
             except NotFound as exc:
                 raise fail(str(exc)) from None
     finally:

@@ -152,7 +152,7 @@ def print_preview(preview: Preview) -> None:
 
 
 def _measurement_table(preview: Preview) -> Table:
-    from app.services.formatting import measured
+    from app.views.formatting import measured
 
     table = Table(box=None, pad_edge=False, show_edge=False)
     for name, justify in (("regime", "left"), ("metric", "left"), ("value", "right"), ("unit", "left"),

@@ -338,3 +338,12 @@ class KernelRule(SQLModel, table=True):
     position: int
     pattern: str = Field(max_length=500)
     bucket: str = Field(max_length=100)
+
+
+class PlanRevision(SQLModel, table=True):
+    """One row: a counter every flush that writes moves (app/db/revision.py); cached plan pages key on it."""
+
+    __tablename__ = "plan_revision"
+
+    id: int = Field(primary_key=True)
+    revision: int

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from app.services.formatting import timestamp
-from app.services.report import PlanReport, RegimeView, TierView
+from app.views.formatting import timestamp
+from app.views.plan import PlanReport, RegimeView, TierView
 
 
 def inline(text: str) -> str:

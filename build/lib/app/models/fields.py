@@ -141,22 +141,23 @@ def form_data(model: type[BaseModel], data: Mapping[str, Any]) -> dict[str, Any]
 Options = Mapping[str, Sequence[tuple[str, str]]]
 
 
-def parse_form(model: type[M], data: Mapping[str, Any], options: Options | None = None) -> M:
+def parse_form(model: type[M], data: Mapping[str, Any]) -> M:
     """Fill `model` from a submitted form, or raise FormInvalid with a message for every bad field."""
-    return validated(model, form_data(model, data), options)
+    return validated(model, form_data(model, data))
 
 
-def validated(model: type[M], values: Mapping[str, Any], options: Options | None = None) -> M:
-    """`model` filled from `values` (a form's or a JSON body's), or FormInvalid naming each bad field.
-
-    `options` lists the allowed ids of fields that point at other rows (the campaign's tiers, regimes...).
-    """
+def validated(model: type[M], values: Mapping[str, Any]) -> M:
+    """`model` filled from `values` (a form's or a JSON body's), or FormInvalid naming each bad field."""
     try:
-        parsed = model.model_validate(dict(values))
+        return model.model_validate(dict(values))
     except ValidationError as exc:
         raise FormInvalid(field_errors(exc.errors())) from None
+
+
+def check_options(parsed: BaseModel, options: Options) -> None:
+    """FormInvalid unless every id field names one of its `options` (the campaign's tiers, regimes...)."""
     errors = {}
-    for name, choices in (options or {}).items():
+    for name, choices in options.items():
         allowed = {key for key, _ in choices}
         chosen = getattr(parsed, name, None)
         unknown = [str(v) for v in (chosen if isinstance(chosen, list) else [chosen])
@@ -165,7 +166,6 @@ def validated(model: type[M], values: Mapping[str, Any], options: Options | None
             errors[name] = f"unknown choice: {', '.join(unknown)}"
     if errors:
         raise FormInvalid(errors)
-    return parsed
 
 
 def plain_values(model: BaseModel) -> dict[str, Any]:
@@ -199,7 +199,7 @@ def message(error: ErrorDetails) -> str:
     if kind == "greater_than_equal":
         return f"must be at least {ctx['ge']:g}"
     if kind == "less_than_equal":
-        return f"at most {ctx['le']:,}"
+        return f"at most {ctx['le']:,g}" if isinstance(ctx["le"], float) else f"at most {ctx['le']:,}"
     if kind == "string_too_long":
         return f"at most {ctx['max_length']:,} characters"
     if kind in ("enum", "literal_error"):

@@ -10,9 +10,9 @@ from sqlmodel import Session
 
 from app.db import repo
 from app.db.tables import Campaign
-from app.services.errors import NotFound
 from app.models.fields import form_fields, parse_form
 from app.models.plan_rows import CampaignCreate
+from app.services.errors import NotFound
 
 CAMPAIGN_FIELDS = form_fields(CampaignCreate)
 

@@ -20,11 +20,11 @@ from sqlmodel import Session, SQLModel
 from app.db import links, repo
 from app.db.tables import Campaign, Gate, Intervention, Regime, Tier
 from app.models import plan_rows as m
-from app.models.fields import Options, form_fields, parse_form, plain_values, validated
+from app.models.fields import Options, check_options, form_fields, parse_form, plain_values, validated
 from app.planning.model import Status
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Field, Form
-from app.services.formatting import datetime_input, plain
+from app.views.formatting import datetime_input, plain
 
 Apply = Callable[[Session, int, Any, dict[str, Any], datetime], tuple[Any, dict[str, str]]]
 
@@ -70,7 +70,7 @@ def load_row(session: Session, editor: Editor, campaign_id: int, row_id: int) ->
 def save_form(session: Session, editor: Editor, campaign_id: int, row: Any, data: Mapping[str, Any], *,
               now: datetime) -> Any:
     """Create (row None) or update the row from a submitted form; commits once."""
-    values = parse_form(editor.create, data, editor.options(session, campaign_id))
+    values = parse_form(editor.create, data)
     return save(session, editor, campaign_id, row, values, now=now)
 
 
@@ -78,12 +78,13 @@ def save_changes(session: Session, editor: Editor, campaign_id: int, row: Any, c
                  now: datetime) -> Any:
     """Apply an XUpdate (the fields it sets) to the row; commits once."""
     merged = editor.values_of(session, row) | changes.model_dump(exclude_unset=True)
-    values = validated(editor.create, merged, editor.options(session, campaign_id))
+    values = validated(editor.create, merged)
     return save(session, editor, campaign_id, row, values, now=now)
 
 
 def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: BaseModel, *, now: datetime) -> Any:
     """Store checked values on the row (None: a new row); commits once, or FormInvalid and nothing written."""
+    check_options(values, editor.options(session, campaign_id))
     stored, errors = editor.apply(session, campaign_id, row, plain_values(values), now)
     if errors:
         session.rollback()

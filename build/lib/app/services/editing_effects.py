@@ -24,7 +24,7 @@ from app.models.fields import Options, form_fields, parse_form
 from app.planning.model import SHARE_TOLERANCE, Provenance
 from app.services.editing import Editor, _set
 from app.services.errors import FormInvalid
-from app.services.formatting import plain
+from app.views.formatting import plain
 
 PROVENANCES = {p.value for p in Provenance}
 POINT_NAMES = {prefix: tuple(f"{prefix}_{p}" for p in POINTS) for prefix in THREE_POINTS}

@@ -10,11 +10,11 @@ from sqlmodel import Session
 
 from app.db import repo
 from app.db.tables import HardwareSpec, ModelSpec
-from app.services.errors import FormInvalid
-from app.services.formatting import plain
 from app.models.fields import form_fields, parse_form, plain_values
 from app.models.specs import HardwareSpecCreate, ModelSpecCreate
+from app.services.errors import FormInvalid
 from app.services.presets import GPU_PRESETS, MODEL_PRESETS
+from app.views.formatting import plain
 
 HARDWARE_FIELDS = form_fields(HardwareSpecCreate)
 MODEL_FIELDS = form_fields(ModelSpecCreate)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from sqlmodel import Session
+
+from app.db import repo
 from app.services.editing import (
     CAMPAIGN_EDITOR,
     GATE_EDITOR,
@@ -24,3 +29,19 @@ def editor_of(kind: str) -> Editor:
     if kind not in EDITORS:
         raise NotFound(f"nothing called {kind!r} to edit")
     return EDITORS[kind]
+
+
+def rows_of(session: Session, editor: Editor, campaign_id: int) -> list[Any]:
+    """Every row of the editor's kind in the campaign, in plan order."""
+    if editor.kind == "regimes":
+        return repo.regimes_of(session, campaign_id=campaign_id)
+    if editor.kind == "tiers":
+        return repo.tiers_of(session, campaign_id=campaign_id)
+    interventions = repo.interventions_of(session, campaign_id=campaign_id)
+    if editor.kind == "interventions":
+        return interventions
+    if editor.kind == "effects":
+        return repo.effects_of(session, intervention_ids=[i.id for i in interventions])
+    if editor.kind == "gates":
+        return repo.gates_of(session, tier_ids=[t.id for t in repo.tiers_of(session, campaign_id=campaign_id)])
+    raise NotFound(f"no list of {editor.kind}")

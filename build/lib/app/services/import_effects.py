@@ -11,7 +11,7 @@ from app.planning.baselines import newest_baseline, with_measurements
 from app.planning.gates import evaluate_gates
 from app.planning.metrics import STEP_METRIC, THROUGHPUT_METRIC
 from app.planning.projection import project_regime
-from app.services import formatting as fmt
+from app.views import formatting as fmt
 
 ENGINES = ("vllm", "sglang", "tensorrt", "trt-llm", "tgi", "lmdeploy")
 

@@ -8,8 +8,8 @@ from app.db.tables import Regime
 from app.services import campaigns as campaign_service
 from app.services import editing
 from app.services.editing import Editor, form_of, load_row, save_form
-from app.services.editors import EDITORS
 from app.services.editing_effects import PROFILE_FIELDS, profile_initial, save_profile
+from app.services.editors import EDITORS
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Form, raw_values
 from app.web.deps import IsHtmx, NowDep, SessionDep

@@ -16,11 +16,11 @@ from app.importers.errors import ImportFileError
 from app.importers.kernel_csv import ColumnMap
 from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid, NotFound
-from app.services.formatting import kernel_name, measured, timestamp
 from app.services.forms import Field, Form, raw_values, validate
 from app.services.imports import ImportOptions, Preview, confirm_import, imports_of, preview_import, undo_import
 from app.services.kernel_rules import RULE_FIELDS, rules_text, save_rules
 from app.services.measurements import KIND_OPTIONS
+from app.views.formatting import kernel_name, measured, timestamp
 from app.web.deps import IsHtmx, NowDep, SessionDep, SettingsDep
 from app.web.pages import redirect
 from app.web.templating import render

@@ -6,10 +6,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.db import repo
+from app.db.engine import new_session
+from app.db.revision import current_revision
 from app.exporters.markdown import render_roadmap
 from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid, NotFound
-from app.services.formatting import measured, timestamp
 from app.services.forms import Form, raw_values
 from app.services.measurements import (
     CONFIRM,
@@ -19,7 +20,9 @@ from app.services.measurements import (
     record_measurement,
     retract_measurement,
 )
-from app.services.report import build_plan
+from app.services.plan import plan_of
+from app.views.formatting import measured, timestamp
+from app.views.plan import plan_view
 from app.web.deps import IsHtmx, NowDep, SessionDep
 from app.web.templating import render
 
@@ -64,16 +67,40 @@ def _measure_fields(session, campaign_id: int):
 
 
 def plan_context(session, campaign_id: int, now, form: Form | None = None, saved: str = "") -> dict:
-    plan = build_plan(session, campaign_id)
+    plan = plan_view(plan_of(session, campaign_id=campaign_id))
     if form is None:
         interventions = repo.interventions_of(session, campaign_id=campaign_id)
         form = Form(_measure_fields(session, campaign_id), raw=measurement_defaults(interventions, now))
     return {"plan": plan, "form": form, "saved": saved, "confirm_field": CONFIRM}
 
 
+PAGE_CACHE_SIZE = 64
+
+
 @router.get("/campaigns/{campaign_id:int}")
-def plan_page(request: Request, campaign_id: int, session: SessionDep, htmx: IsHtmx, now: NowDep):
-    return render(request, "plan.html", plan_context(session, campaign_id, now), block="plan_body" if htmx else None)
+def plan_page(request: Request, campaign_id: int, htmx: IsHtmx, now: NowDep):
+    """The plan page. Rendered once a database revision (and minute, for the form's default time): a repeat
+    is served from memory, and a browser holding the same ETag gets 304."""
+    engine = request.app.state.engine
+    if htmx:
+        with new_session(engine) as session:
+            return render(request, "plan.html", plan_context(session, campaign_id, now), block="plan_body")
+    with engine.connect() as connection:
+        revision = current_revision(connection)
+    etag = f'W/"plan-{campaign_id}-{revision}-{now:%Y%m%d%H%M}"'
+    headers = {"ETag": etag, "Cache-Control": "no-cache", "Vary": "HX-Request"}
+    if request.headers.get("if-none-match") == etag:
+        return Response(status_code=304, headers=headers)
+    cache: dict = request.app.state.page_cache
+    key = (etag, str(request.base_url))
+    body = cache.get(key)
+    if body is None:
+        with new_session(engine) as session:
+            body = render(request, "plan.html", plan_context(session, campaign_id, now)).body
+        if len(cache) >= PAGE_CACHE_SIZE:
+            cache.clear()
+        cache[key] = body
+    return Response(body, media_type="text/html; charset=utf-8", headers=headers)
 
 
 @router.post("/campaigns/{campaign_id:int}/measurements")
@@ -106,7 +133,7 @@ def _regime_page(request, session, campaign_id: int, regime_id: int):
     regime = next((r for r in repo.regimes_of(session, campaign_id=campaign_id) if r.id == regime_id), None)
     if regime is None:
         raise NotFound(f"no regime {regime_id} in campaign {campaign_id}")
-    plan = build_plan(session, campaign_id)
+    plan = plan_view(plan_of(session, campaign_id=campaign_id))
     view = next(r for r in plan.regimes if r.id == regime_id)
     history = history_rows(session, campaign_id, regime_id)
     what_ifs = [w for w in plan.what_ifs if w.regime == regime.name]
@@ -172,7 +199,7 @@ async def retract(request: Request, campaign_id: int, measurement_id: int, sessi
 
 @router.get("/campaigns/{campaign_id:int}/roadmap.md")
 def roadmap_markdown(campaign_id: int, session: SessionDep, now: NowDep):
-    plan = build_plan(session, campaign_id)
+    plan = plan_view(plan_of(session, campaign_id=campaign_id))
     filename = f"roadmap-campaign-{campaign_id}.md"
     return Response(
         render_roadmap(plan, generated_at=now),

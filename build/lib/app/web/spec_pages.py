@@ -8,7 +8,8 @@ from app.services import campaigns as campaign_service
 from app.services.editing_specs import SPEC_FORMS, save_spec, spec_initial
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Form, raw_values
-from app.services.report import build_plan
+from app.services.plan import plan_of
+from app.views.plan import plan_view
 from app.web.deps import IsHtmx, SessionDep
 from app.web.pages import redirect
 from app.web.templating import render
@@ -20,7 +21,7 @@ TITLES = {"hardware": "Hardware spec", "model": "Model spec"}
 @router.get("/campaigns/{campaign_id:int}/specs")
 def specs_page(request: Request, campaign_id: int, session: SessionDep):
     campaign = campaign_service.get_campaign(session, campaign_id)
-    return render(request, "specs.html", {"campaign": campaign, "plan": build_plan(session, campaign_id)})
+    return render(request, "specs.html", {"campaign": campaign, "plan": plan_view(plan_of(session, campaign_id=campaign_id))})
 
 
 def _which(which: str):

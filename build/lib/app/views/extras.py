@@ -1,0 +1,188 @@
+"""Views of the ceiling, specs, suggested order, what-if curves and calibration, formatted for pages and export."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from app.db.repo import CampaignRows
+from app.planning.ceiling import Ceiling
+from app.planning.projection import RegimeProjection
+from app.views import formatting as fmt
+
+
+@dataclass
+class SpecsView:
+    hardware: list[tuple[str, str]]  # label, value
+    model: list[tuple[str, str]]
+    hardware_sources: list[str]
+    model_sources: list[str]
+    hardware_provenance: str
+    model_provenance: str
+    problem: str
+
+
+@dataclass
+class PickView:
+    rank: int
+    key: str
+    title: str
+    effort_text: str
+    gain_text: str
+    per_day_text: str
+    cumulative_text: str
+    band: str
+    team_tier: str
+
+
+@dataclass
+class OrderingView:
+    picks: list[PickView]
+    overlaps: list[str]
+    blocked: list[str]
+
+
+@dataclass
+class WhatIfView:
+    regime: str
+    speedups: list[str]  # column headings
+    rows: list[tuple[str, str, list[str]]]  # bucket, share, end-to-end speedups
+
+
+@dataclass
+class CalibrationView:
+    rows: list[dict[str, str]] = field(default_factory=list)
+    bias_text: str = ""
+    realised_text: str = ""
+    applied: bool = False
+    available: bool = False
+    error_text: str = ""  # how the model-error priors stand after the campaign's own measured changes
+
+
+def ceiling_texts(ceiling: Ceiling | None, projection: RegimeProjection) -> dict:
+    """The ceiling cells of a regime view."""
+    if ceiling is None:
+        return {}
+    compute = f", compute floor {fmt.number(ceiling.compute_floor_ms, 'ms')}" if ceiling.compute_floor_ms else ""
+    return {
+        "ceiling_text": fmt.tok_s(ceiling.ceiling_tok_s),
+        "ceiling_detail": (
+            f"{ceiling.bound}-bound: {fmt.size(ceiling.weight_bytes)} of weights "
+            f"({fmt.number(ceiling.distinct_experts, '')} distinct experts a layer) and "
+            f"{fmt.size(ceiling.kv_bytes)} of KV cache a step, memory floor "
+            f"{fmt.number(ceiling.memory_floor_ms, 'ms')}{compute}"
+        ),
+        "ceiling_verdict": projection.ceiling_verdict or "",
+        "target_above_ceiling": projection.target_tok_s > ceiling.ceiling_tok_s,
+    }
+
+
+HARDWARE_LABELS = (
+    ("name", "GPU", ""), ("count", "GPUs a decode step spans", ""), ("memory_gb", "memory", "GB"),
+    ("bandwidth_gb_s", "memory bandwidth", "GB/s"), ("tflops_bf16", "dense BF16", "TFLOP/s"),
+    ("tflops_fp8", "dense FP8", "TFLOP/s"), ("tflops_fp4", "dense FP4", "TFLOP/s"), ("sm_count", "SMs", ""),
+    ("interconnect", "interconnect", ""), ("scaling_efficiency", "scaling efficiency", ""),
+)
+MODEL_LABELS = (
+    ("name", "model", ""), ("total_params_b", "total parameters", "B"), ("active_params_b", "active parameters", "B"),
+    ("layers", "MoE layers", ""), ("routed_experts", "routed experts E", ""), ("experts_per_token", "experts a token k", ""),
+    ("shared_experts", "shared experts", ""), ("dense_bytes_per_weight", "bytes a dense weight", "B"),
+    ("expert_bytes_per_weight", "bytes an expert weight", "B"), ("kv_bytes_per_token", "KV cache a token", "B"),
+    ("compute_dtype", "compute data type", ""),
+)
+
+
+def _pairs(row, labels) -> list[tuple[str, str]]:
+    out = []
+    for name, label, unit in labels:
+        value = getattr(row, name)
+        if value in (None, ""):
+            continue
+        text = value if isinstance(value, str) else f"{fmt.plain(value)} {unit}".strip()
+        out.append((label, text))
+    return out
+
+
+def specs_view(rows: CampaignRows, analysis) -> SpecsView:
+    hw, model = rows.hardware, rows.model_spec
+    return SpecsView(
+        hardware=_pairs(hw, HARDWARE_LABELS) if hw else [],
+        model=_pairs(model, MODEL_LABELS) if model else [],
+        hardware_sources=[line for line in (hw.sources.splitlines() if hw else []) if line.strip()],
+        model_sources=[line for line in (model.sources.splitlines() if model else []) if line.strip()],
+        hardware_provenance=hw.provenance if hw else "",
+        model_provenance=model.provenance if model else "",
+        problem=analysis.ceiling_problem or "",
+    )
+
+
+def ordering_view(analysis) -> OrderingView:
+    tiers = {i.key: i.tier_key or "—" for i in analysis.campaign.interventions}
+    picks = [
+        PickView(
+            rank=n,
+            key=p.key,
+            title=p.title,
+            effort_text=fmt.days(p.effort_days),
+            gain_text=fmt.factor(p.gain),
+            per_day_text=f"{p.gain_per_day * 100:.1f}% a day" if p.gain_per_day < 10 else "very high",
+            cumulative_text=fmt.days(round(p.cumulative_days, 1)),
+            band=f"{p.band} ({p.band_label})",
+            team_tier=tiers.get(p.key, "—"),
+        )
+        for n, p in enumerate(analysis.ordering.picks, start=1)
+    ]
+    overlaps = [
+        f"{' and '.join(keys) if len(keys) == 2 else ', '.join(keys)} {'both' if len(keys) == 2 else 'all'} speed up {bucket}: their gains multiply on that bucket's share only, they do not add"
+        for bucket, keys in analysis.ordering.overlaps
+    ]
+    blocked = [f"{key}: {why}" for key, why in analysis.ordering.blocked]
+    return OrderingView(picks=picks, overlaps=overlaps, blocked=blocked)
+
+
+def _speedup_label(s: float) -> str:
+    return "∞" if math.isinf(s) else f"{fmt.plain(s)}x"
+
+
+def what_if_views(analysis) -> list[WhatIfView]:
+    views = []
+    for regime, curves in analysis.what_ifs.items():
+        if not curves:
+            continue
+        speedups = [_speedup_label(s) for s, _ in curves[0].end_to_end]
+        rows = [
+            (c.bucket, fmt.share(c.share), ["∞" if math.isinf(g) else fmt.factor(g) for _, g in c.end_to_end])
+            for c in curves
+        ]
+        views.append(WhatIfView(regime=regime, speedups=speedups, rows=rows))
+    return views
+
+
+def calibration_view(rows: CampaignRows, analysis) -> CalibrationView:
+    summary = analysis.calibration
+    view = CalibrationView(applied=analysis.calibration_applied, available=summary.realised is not None)
+    for point in summary.points:
+        view.rows.append({
+            "key": point.key,
+            "regime": point.regime,
+            "predicted": fmt.factor(point.predicted_gain),
+            "measured": fmt.factor(point.measured_gain) if point.measured_gain else point.reason,
+            "bias": fmt.factor(point.bias) if point.bias else "—",
+            "evidence": (
+                f"{fmt.tok_s(point.before.value)} ({fmt.date(point.before.measured_at)}) → "
+                f"{fmt.tok_s(point.after.value)} ({fmt.date(point.after.measured_at)})"
+                if point.before and point.after else ""
+            ),
+            "sigma": f"±{(math.exp(point.predicted_sigma) - 1) * 100:.0f}%" if point.predicted_sigma else "—",
+        })
+    if summary.bias is not None:
+        view.bias_text = f"measured / predicted {fmt.factor(summary.bias)}"
+    if summary.realised is not None:
+        view.realised_text = f"{summary.realised * 100:.0f}% of the predicted log-gain realised"
+    if summary.error_points:
+        direction = "widens" if summary.error_scale > 1 else "narrows"
+        view.error_text = (f"{summary.error_points} measured change{'s' if summary.error_points > 1 else ''} "
+                           f"{direction} the model-error priors by {fmt.factor(summary.error_scale)}")
+    else:
+        view.error_text = "model-error priors as stated (no measured change to calibrate them yet)"
+    return view

@@ -1,0 +1,360 @@
+"""The plan of a campaign laid out for the pages and the markdown export: texts, rounded numbers, units."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.db.repo import CampaignRows
+from app.planning.gates import GateResult
+from app.planning.metrics import METRICS, THROUGHPUT_METRIC
+from app.planning.projection import RegimeProjection, Step
+from app.planning.uncertainty import TierDistribution
+from app.services.analysis import Analysis
+from app.services.plan import Plan
+from app.views import formatting as fmt
+from app.views.extras import (
+    CalibrationView,
+    OrderingView,
+    SpecsView,
+    WhatIfView,
+    calibration_view,
+    ceiling_texts,
+    ordering_view,
+    specs_view,
+    what_if_views,
+)
+from app.views.texts import band_text, baseline_row, effect_text, includes_text, launch_text, step_text
+
+
+@dataclass
+class StepView:
+    label: str  # "baseline" or "after A"
+    tier_key: str | None
+    tok_s: float | None
+    tok_s_text: str
+    gain_text: str
+    step_ms_text: str
+    bottleneck: str
+    bottleneck_share_text: str
+    verdict_text: str
+    reaches: bool | None
+    applied: list[str]
+    capped: bool = False
+    uncapped_text: str = ""
+    p10_text: str = ""
+    p50_text: str = ""
+    p90_text: str = ""
+    p_target_text: str = ""
+    p_target: float | None = None
+    band_text: str = ""  # how much of the band is input spread and how much model error
+
+
+@dataclass
+class RegimeView:
+    id: int
+    name: str
+    concurrency: int
+    workload_text: str
+    workload_provenance: str
+    target_tok_s: float
+    target_text: str
+    target_provenance: str
+    baseline_text: str
+    baseline_detail: str  # date, provenance, source
+    steps: list[StepView]
+    verdict_text: str
+    reaches: bool | None
+    notes: list[str]
+    profile: list[tuple[str, str, str]]  # bucket, share, provenance
+    profile_source: str
+    ceiling_text: str = "—"
+    ceiling_detail: str = ""
+    ceiling_verdict: str = ""
+    target_above_ceiling: bool = False
+    includes_text: str = ""  # "baseline of 2026-12-01 includes A1, A2"
+    step_text: str = ""  # the step time and where it comes from
+    launch_text: str = ""  # what the profile says one step launches, when a trace gave it
+
+
+@dataclass
+class GateView:
+    id: int
+    tier_key: str
+    regime: str
+    metric: str
+    condition_text: str  # "output_tok_s >= 40 tok/s"
+    status: str
+    evidence_text: str
+    projected_text: str
+    provenance: str
+
+
+@dataclass
+class InterventionView:
+    id: int
+    key: str
+    title: str
+    description: str
+    links: list[str]
+    status: str
+    effort_text: str
+    effort_provenance: str
+    effects: list[tuple[int, str, str]]  # effect id, text, provenance
+
+
+@dataclass
+class TierView:
+    id: int
+    key: str
+    name: str
+    description: str
+    started_text: str
+    interventions: list[InterventionView]
+    gates: list[GateView]
+    outcome: list[str]  # per regime, what the tier should buy
+    effort_text: str
+    effort_range_text: str = ""  # cumulative effort P50 / P90 through this tier
+
+
+@dataclass
+class PlanReport:
+    campaign_id: int
+    name: str
+    model: str
+    hardware: str
+    gpu_count: int
+    notes: str
+    regimes: list[RegimeView]
+    tiers: list[TierView]
+    unassigned: list[InterventionView]
+    assumptions: list[str] = field(default_factory=list)
+    gate_results: list[GateResult] = field(default_factory=list)
+    projections: tuple[RegimeProjection, ...] = ()
+    specs: SpecsView | None = None
+    ordering: OrderingView | None = None
+    what_ifs: list[WhatIfView] = field(default_factory=list)
+    calibration: CalibrationView | None = None
+    simulation_text: str = ""
+    analysis: Analysis | None = None
+
+
+def plan_view(plan: Plan) -> PlanReport:
+    """The page and export view of a plan (pure: formats what the service computed)."""
+    rows, analysis = plan.rows, plan.analysis
+    projections, results = analysis.projections, analysis.gate_results
+    regimes = [_regime_view(r, p, rows, analysis) for r, p in zip(rows.regimes, projections, strict=True)]
+    by_regime = {p.regime: p for p in projections}
+    regime_names = {r.id: r.name for r in rows.regimes}
+    gate_views = [_gate_view(g, res, by_regime, regime_names) for g, res in zip(rows.gates, results, strict=True)]
+    interventions = {i.id: _intervention_view(i, rows, analysis) for i in rows.interventions}
+    efforts = {e.tier_key: e for e in analysis.simulation.efforts}
+    tiers = []
+    for tier in rows.tiers:
+        members = [interventions[i.id] for i in rows.interventions if i.tier_id == tier.id]
+        likely_days = sum(i.effort_likely_days for i in rows.interventions if i.tier_id == tier.id)
+        tiers.append(
+            TierView(
+                id=tier.id,
+                key=tier.key,
+                name=tier.name,
+                description=tier.description,
+                started_text=f"started {fmt.date(tier.started_at)}" if tier.started_at else "not started",
+                interventions=members,
+                gates=[g for g in gate_views if g.tier_key == tier.key],
+                outcome=[_outcome(p, tier.key) for p in projections],
+                effort_text=f"{fmt.plain(likely_days)} d likely" if members else "no interventions",
+                effort_range_text=(
+                    f"{fmt.plain(round(efforts[tier.key].p50_days, 1))} d P50, "
+                    f"{fmt.plain(round(efforts[tier.key].p90_days, 1))} d P90 cumulative"
+                ),
+            )
+        )
+    c = rows.campaign
+    return PlanReport(
+        campaign_id=c.id,
+        name=c.name,
+        model=c.model,
+        hardware=c.hardware,
+        gpu_count=c.gpu_count,
+        notes=c.notes,
+        regimes=regimes,
+        tiers=tiers,
+        unassigned=[interventions[i.id] for i in rows.interventions if i.tier_id is None],
+        assumptions=_assumptions(rows),
+        gate_results=list(results),
+        projections=projections,
+        specs=specs_view(rows, analysis),
+        ordering=ordering_view(analysis),
+        what_ifs=what_if_views(analysis),
+        calibration=calibration_view(rows, analysis),
+        simulation_text=(
+            f"{analysis.simulation.samples:,} PERT-beta samples of every three-point estimate with each effect's "
+            "model error, "
+            f"seed {analysis.simulation.seed}"
+        ),
+        analysis=analysis,
+    )
+
+
+def _step_view(step: Step, label: str, spread: TierDistribution | None = None) -> StepView:
+    shares = dict(step.shares)
+    spread_texts = {}
+    if spread is not None and spread.p50_tok_s is not None:
+        spread_texts = {
+            "p10_text": fmt.tok_s(spread.p10_tok_s), "p50_text": fmt.tok_s(spread.p50_tok_s),
+            "p90_text": fmt.tok_s(spread.p90_tok_s), "p_target_text": fmt.probability(spread.p_target),
+            "p_target": spread.p_target, "band_text": band_text(spread.input_share),
+        }
+    return StepView(
+        capped=step.capped,
+        uncapped_text=fmt.tok_s(step.uncapped_tok_s) if step.capped else "",
+        **spread_texts,
+        label=label,
+        tier_key=step.tier_key,
+        tok_s=step.tok_s,
+        tok_s_text=fmt.tok_s(step.tok_s),
+        gain_text=fmt.factor(step.gain),
+        step_ms_text=fmt.number(step.step_ms, "ms") + (
+            f", {step.tokens_per_step:.2f} tokens" if step.tokens_per_step > 1.001 and step.step_ms is not None else ""),
+        bottleneck=step.bottleneck,
+        bottleneck_share_text=fmt.share(shares[step.bottleneck]),
+        verdict_text=step.verdict.text,
+        reaches=step.verdict.reaches,
+        applied=list(step.applied),
+    )
+
+
+def _regime_view(regime, projection: RegimeProjection, rows: CampaignRows, analysis: Analysis) -> RegimeView:
+    core_regime = next(r for r in analysis.campaign.regimes if r.name == regime.name)
+    baseline = baseline_row(rows, regime, core_regime)
+    profile_row = rows.profiles.get(regime.id)
+    shares = rows.shares.get(profile_row.id, []) if profile_row else []
+    final = projection.final
+    spreads = {d.tier_key: d for d in analysis.simulation.of(regime.name)}
+    steps = [_step_view(projection.baseline, "baseline")] + [
+        _step_view(s, f"after {s.tier_key}", spreads.get(s.tier_key)) for s in projection.steps
+    ]
+    return RegimeView(
+        **ceiling_texts(analysis.ceilings.get(regime.name), projection),
+        id=regime.id,
+        name=regime.name,
+        concurrency=regime.concurrency,
+        workload_text=f"concurrency {regime.concurrency}, {regime.input_tokens} in / {regime.output_tokens} out tokens",
+        workload_provenance=regime.workload_provenance,
+        target_tok_s=regime.target_tok_s,
+        target_text=fmt.tok_s(regime.target_tok_s),
+        target_provenance=regime.target_provenance,
+        baseline_text=fmt.tok_s(baseline.value if baseline else None),
+        baseline_detail=(
+            f"{baseline.provenance}, {fmt.date(baseline.measured_at)}, {baseline.source}"
+            if baseline
+            else "no output_tok_s baseline yet"
+        ),
+        steps=steps,
+        verdict_text=final.verdict.text,
+        reaches=final.verdict.reaches,
+        notes=list(projection.notes),
+        profile=[(s.bucket, fmt.share(s.share), s.provenance) for s in shares],
+        profile_source=profile_row.source if profile_row else "no profile",
+        includes_text=includes_text(projection, baseline),
+        step_text=step_text(core_regime, projection.baseline),
+        launch_text=launch_text(core_regime),
+    )
+
+
+def _gate_view(gate, result: GateResult, by_regime: dict[str, RegimeProjection], names: dict[int, str]) -> GateView:
+    metric = METRICS.get(gate.metric)
+    unit = metric.unit if metric else ""
+    evidence = result.evidence
+    projected = ""
+    if gate.metric == THROUGHPUT_METRIC:
+        step = by_regime[names[gate.regime_id]].after(result.gate.tier_key)
+        if step is not None and step.tok_s is not None:
+            projected = f"projected {fmt.tok_s(step.tok_s)}"
+    return GateView(
+        id=gate.id,
+        tier_key=result.gate.tier_key,
+        regime=names[gate.regime_id],
+        metric=gate.metric,
+        condition_text=f"{gate.metric} {gate.comparator} {fmt.number(gate.threshold, unit)}",
+        status=result.status.value,
+        evidence_text=(
+            f"{fmt.number(evidence.value, unit)} on {fmt.date(evidence.measured_at)}" if evidence else result.reason
+        ),
+        projected_text=projected,
+        provenance=gate.provenance,
+    )
+
+
+def _intervention_view(intervention, rows: CampaignRows, analysis: Analysis | None = None) -> InterventionView:
+    names = {r.id: r.name for r in rows.regimes}
+    effects = [
+        (e.id, effect_text(e, [names[rid] for rid in rows.effect_regimes.get(e.id, [])], analysis), e.provenance)
+        for e in rows.effects
+        if e.intervention_id == intervention.id
+    ]
+    i = intervention
+    return InterventionView(
+        id=i.id,
+        key=i.key,
+        title=i.title,
+        description=i.description,
+        links=[line.strip() for line in i.links.splitlines() if line.strip()],
+        status=i.status,
+        effort_text=fmt.three_point(i.effort_low_days, i.effort_likely_days, i.effort_high_days, " d"),
+        effort_provenance=i.effort_provenance,
+        effects=effects,
+    )
+
+
+def _outcome(projection: RegimeProjection, tier_key: str) -> str:
+    steps = [projection.baseline, *projection.steps]
+    index = next(n for n, s in enumerate(steps) if s.tier_key == tier_key)
+    before, after = steps[index - 1], steps[index]
+    gain = after.gain / before.gain  # a token: speculative decoding makes a step longer and yield more
+    return (
+        f"{projection.regime}: {fmt.tok_s(before.tok_s)} → {fmt.tok_s(after.tok_s)} "
+        f"({fmt.factor(gain)}), bottleneck then {after.bottleneck}"
+    )
+
+
+def _assumptions(rows: CampaignRows) -> list[str]:
+    """Every number the team assumed rather than measured or read."""
+    names = {r.id: r.name for r in rows.regimes}
+    out = [f"target of {r.name}: {fmt.tok_s(r.target_tok_s)}" for r in rows.regimes if r.target_provenance == "assumed"]
+    out += [
+        f"{r.name} workload: concurrency {r.concurrency}, {r.input_tokens} in / {r.output_tokens} out tokens"
+        for r in rows.regimes
+        if r.workload_provenance == "assumed"
+    ]
+    for regime in rows.regimes:
+        profile = rows.profiles.get(regime.id)
+        for s in rows.shares.get(profile.id, []) if profile else []:
+            if s.provenance == "assumed":
+                out.append(f"{regime.name} profile: {s.bucket} is {fmt.share(s.share)} of step time")
+    keys = {i.id: i.key for i in rows.interventions}
+    for i in rows.interventions:
+        if i.effort_provenance == "assumed":
+            out.append(f"{i.key} effort: {fmt.three_point(i.effort_low_days, i.effort_likely_days, i.effort_high_days, ' d')}")
+    for e in rows.effects:
+        if e.provenance == "assumed":
+            out.append(f"{keys[e.intervention_id]}: {effect_text(e, [names[r] for r in rows.effect_regimes.get(e.id, [])])}")
+    for regime in rows.regimes:
+        profile = rows.profiles.get(regime.id)
+        if profile is not None and profile.gpu_items:
+            out.append(f"{regime.name} profile: fixed host time {fmt.number(profile.host_fixed_ms, 'ms')} a step")
+            if not profile.gap_measured:
+                out.append(f"{regime.name} profile: GPU gap {fmt.plain(profile.gpu_gap_us or 0)} µs before each "
+                           "kernel (not measurable in the trace)")
+    for m in rows.measurements:
+        if m.provenance == "assumed" and m.retracted_at is None:
+            out.append(f"{names[m.regime_id]} {m.metric}: {fmt.number(m.value, m.unit)}")
+    for label, spec in (("hardware spec", rows.hardware), ("model spec", rows.model_spec)):
+        if spec is not None:
+            out += [f"{label}: {line.strip()}" for line in spec.sources.splitlines() if "assumed" in line]
+            if spec.provenance == "assumed":
+                out.append(f"{label}: every figure of {spec.name}")
+    for g in rows.gates:
+        if g.provenance == "assumed":
+            out.append(f"gate threshold {names[g.regime_id]} {g.metric} {g.comparator} {fmt.plain(g.threshold)}")
+    return out

@@ -1,0 +1,103 @@
+"""The JSON API's imports: the same preview and confirm services as the import page and `tierplan import`."""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+from dataclasses import asdict
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, Response, UploadFile
+from pydantic import BaseModel, Field
+
+from app.importers.errors import ImportFileError
+from app.planning.model import MeasurementKind
+from app.services import campaigns as campaign_service
+from app.services.errors import FormInvalid
+from app.services.imports import ImportOptions, confirm_import, import_problems, imports_of, preview_import, undo_import
+from app.web.deps import NowDep, SessionDep, SettingsDep
+from app.web.problems import PROBLEM_RESPONSES
+
+router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES, tags=["imports"])
+CHUNK = 1 << 20
+
+
+class ImportResult(BaseModel):
+    batch: str | None = Field(description="the import's batch (undo it with DELETE); null for a dry run")
+    dry_run: bool
+    preview: dict[str, Any] = Field(description="what the files hold and what the import changes")
+    problems: list[str] = Field(description="what stops the import (a dry run lists them; a real one answers 422)")
+
+
+class ImportRecordOut(BaseModel):
+    batch: str
+    file_name: str
+    sha256: str
+    format: str
+    size_bytes: int
+    imported_at: datetime
+    summary: str
+
+
+@router.post("/campaigns/{campaign_id}/imports", response_model=ImportResult, status_code=201)
+async def post_import(
+    campaign_id: int, session: SessionDep, settings: SettingsDep, now: NowDep,
+    files: Annotated[list[UploadFile], File(description="benchmark results or profiles; the format is read")],
+    regime: Annotated[str | None, Form(description="the regime (benchmarks: default by concurrency)")] = None,
+    step_ms: Annotated[float | None, Form(gt=0, description="profiles: the measured step time in ms")] = None,
+    steps: Annotated[int | None, Form(ge=1, le=2**31 - 1, description="profiles: steps the trace covers")] = None,
+    kind: Annotated[MeasurementKind, Form(description="benchmarks: baseline or gate check")] = MeasurementKind.BASELINE,
+    includes: Annotated[str | None, Form(description="comma-separated intervention keys the runs include")] = None,
+    measured_at: Annotated[datetime | None, Form(description="when undated runs were measured (UTC)")] = None,
+    exclude_passes: Annotated[int, Form(ge=0, le=10_000, description="traces: leave out the first N passes")] = 0,
+    confirm: Annotated[bool, Form(description="import values the checks flag as unlikely")] = False,
+    dry_run: Annotated[bool, Form(description="preview only: write nothing, list every problem")] = False,
+    response: Response = None,  # type: ignore[assignment]
+) -> ImportResult:
+    """Import benchmark results or a profile in one transaction, or preview it (`dry_run`)."""
+    campaign_service.get_campaign(session, campaign_id)
+    folder = Path(settings.upload_dir) / f"api-{secrets.token_hex(16)}"
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        saved = [(Path(f.filename or f"file{n}").name, await _save(f, folder / f"{n:03d}.upload"))
+                 for n, f in enumerate(files)]
+        keys = [k.strip() for k in includes.split(",") if k.strip()] if includes is not None else None
+        options = ImportOptions(regime, step_ms, steps, None, kind=kind.value, includes=keys, measured_at=measured_at,
+                                exclude_passes=exclude_passes)
+        try:
+            preview = preview_import(session, campaign_id, saved, options, now=now)
+        except ImportFileError as exc:
+            raise FormInvalid({"files": str(exc)}) from None
+        problems = import_problems(preview, measured_at=measured_at, confirmed=confirm)
+        if dry_run:
+            response.status_code = 200
+            return ImportResult(batch=None, dry_run=True, preview=asdict(preview), problems=problems)
+        records = confirm_import(session, campaign_id, preview, now=now, batch=secrets.token_hex(16),
+                                 measured_at=measured_at, confirmed=confirm)
+        return ImportResult(batch=records[0].batch, dry_run=False, preview=asdict(preview), problems=[])
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def _save(upload: UploadFile, target: Path) -> Path:
+    with open(target, "wb") as out:
+        while chunk := await upload.read(CHUNK):
+            out.write(chunk)
+    return target
+
+
+@router.get("/campaigns/{campaign_id}/imports", response_model=list[ImportRecordOut])
+def list_imports(campaign_id: int, session: SessionDep):
+    """Every imported file, newest first; files imported together share a batch."""
+    campaign_service.get_campaign(session, campaign_id)
+    return [ImportRecordOut.model_validate(r, from_attributes=True) for r in imports_of(session, campaign_id)]
+
+
+@router.delete("/campaigns/{campaign_id}/imports/{batch}", status_code=204)
+def delete_import(campaign_id: int, batch: str, session: SessionDep):
+    """Undo an import: its files and everything they wrote."""
+    campaign_service.get_campaign(session, campaign_id)
+    undo_import(session, campaign_id, batch)
+    return Response(status_code=204)

@@ -1,0 +1,180 @@
+"""The JSON API's create, read, update and delete of every kind of row, on the same models and services as the
+forms. (No `from __future__ import annotations`: FastAPI reads the generated handlers' body types at runtime.)"""
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Response
+from pydantic import BaseModel
+
+from app.db import repo
+from app.db.tables import Regime
+from app.models.effects import ProfileCreate, ProfilePublic, ShareOut
+from app.models.plan_rows import CampaignCreate, CampaignPublic, CampaignUpdate
+from app.models.specs import HardwareSpecCreate, ModelSpecCreate
+from app.services import campaigns as campaign_service
+from app.services import editing
+from app.services.editing import Editor
+from app.services.editing_effects import store_profile
+from app.services.editing_specs import SPEC_MODELS, spec_row, store_spec
+from app.services.editors import CAMPAIGN_EDITOR, ROW_EDITORS, rows_of
+from app.services.errors import NotFound
+from app.web.deps import NowDep, SessionDep
+from app.web.problems import PROBLEM_RESPONSES
+
+router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
+
+
+@router.post("/campaigns", status_code=201, response_model=CampaignPublic, tags=["campaigns"])
+def create_campaign(body: CampaignCreate, session: SessionDep, now: NowDep):
+    """Create an empty campaign (regimes, tiers and interventions are added to it afterwards)."""
+    return CAMPAIGN_EDITOR.public_of(session, campaign_service.store_campaign(session, body, now=now))
+
+
+@router.get("/campaigns/{campaign_id}", response_model=CampaignPublic, tags=["campaigns"])
+def read_campaign(campaign_id: int, session: SessionDep):
+    """The campaign's own fields and Monte Carlo settings."""
+    return CAMPAIGN_EDITOR.public_of(session, campaign_service.get_campaign(session, campaign_id))
+
+
+@router.patch("/campaigns/{campaign_id}", response_model=CampaignPublic, tags=["campaigns"])
+def update_campaign(campaign_id: int, body: CampaignUpdate, session: SessionDep, now: NowDep):  # type: ignore[valid-type]
+    """Change some of the campaign's fields; those left out keep their values."""
+    row = campaign_service.get_campaign(session, campaign_id)
+    return CAMPAIGN_EDITOR.public_of(session, editing.save_changes(session, CAMPAIGN_EDITOR, campaign_id, row, body,
+                                                                   now=now))
+
+
+@router.delete("/campaigns/{campaign_id}", status_code=204, tags=["campaigns"])
+def delete_campaign(campaign_id: int, session: SessionDep):
+    """Delete the campaign and everything in it."""
+    editing.delete(session, CAMPAIGN_EDITOR, campaign_id, campaign_id)
+    return Response(status_code=204)
+
+
+def _add_routes(editor: Editor) -> None:
+    """List, create, read, update and delete routes for one kind of row."""
+    kind, noun, tag = editor.kind, editor.noun, editor.kind
+    base = f"/campaigns/{{campaign_id}}/{kind}"
+    create_model, update_model, public_model = editor.create, editor.update, editor.public
+
+    def list_rows(campaign_id: int, session: SessionDep) -> Any:
+        campaign_service.get_campaign(session, campaign_id)
+        return [editor.public_of(session, row) for row in rows_of(session, editor, campaign_id)]
+
+    def create_row(campaign_id: int, body: Annotated[create_model, Body()], session: SessionDep,  # type: ignore[valid-type]
+                   now: NowDep) -> Any:
+        campaign_service.get_campaign(session, campaign_id)
+        return editor.public_of(session, editing.save(session, editor, campaign_id, None, body, now=now))
+
+    def read_row(campaign_id: int, row_id: int, session: SessionDep) -> Any:
+        return editor.public_of(session, editing.load_row(session, editor, campaign_id, row_id))
+
+    def update_row(campaign_id: int, row_id: int, body: Annotated[update_model, Body()],  # type: ignore[valid-type]
+                   session: SessionDep, now: NowDep) -> Any:
+        row = editing.load_row(session, editor, campaign_id, row_id)
+        return editor.public_of(session, editing.save_changes(session, editor, campaign_id, row, body, now=now))
+
+    def delete_row(campaign_id: int, row_id: int, session: SessionDep) -> Response:
+        editing.delete(session, editor, campaign_id, row_id)
+        return Response(status_code=204)
+
+    router.add_api_route(base, list_rows, methods=["GET"], response_model=list[public_model], tags=[tag],
+                         name=f"list_{kind}", summary=f"List the {kind}",
+                         description=f"Every {noun} of the campaign.")
+    router.add_api_route(base, create_row, methods=["POST"], status_code=201, response_model=public_model,
+                         tags=[tag], name=f"create_{noun}", summary=f"Create a {noun}",
+                         description=f"{create_model.__doc__ or ''} The same fields and checks as the {noun} form.")
+    router.add_api_route(f"{base}/{{row_id}}", read_row, methods=["GET"], response_model=public_model, tags=[tag],
+                         name=f"read_{noun}", summary=f"Read a {noun}")
+    router.add_api_route(f"{base}/{{row_id}}", update_row, methods=["PATCH"], response_model=public_model,
+                         tags=[tag], name=f"update_{noun}", summary=f"Update a {noun}",
+                         description="Fields left out keep their values; the result is checked as a whole.")
+    router.add_api_route(f"{base}/{{row_id}}", delete_row, methods=["DELETE"], status_code=204, tags=[tag],
+                         name=f"delete_{noun}", summary=f"Delete a {noun}",
+                         description="What hangs on it goes too (its effects, gates, links).")
+
+
+for _editor in ROW_EDITORS:
+    _add_routes(_editor)
+
+
+# profiles
+
+
+def _regime(session, campaign_id: int, regime_id: int) -> Regime:
+    regime = session.get(Regime, regime_id)
+    if regime is None or regime.campaign_id != campaign_id:
+        raise NotFound(f"no regime {regime_id} in campaign {campaign_id}")
+    return regime
+
+
+def _profile_public(session, regime: Regime) -> ProfilePublic:
+    profile = repo.newest_profiles(session, regime_ids=[regime.id]).get(regime.id)
+    if profile is None:
+        raise NotFound(f"regime {regime.name!r} has no profile yet")
+    shares = repo.shares_of(session, profile_ids=[profile.id])[profile.id]
+    return ProfilePublic(id=profile.id, regime=regime.name, source=profile.source,
+                         shares=[ShareOut(bucket=s.bucket, share=s.share, provenance=s.provenance) for s in shares])
+
+
+@router.get("/campaigns/{campaign_id}/regimes/{regime_id}/profile", response_model=ProfilePublic,
+            tags=["profiles"])
+def read_profile(campaign_id: int, regime_id: int, session: SessionDep):
+    """The regime's newest profile: the share of step time each bucket takes."""
+    return _profile_public(session, _regime(session, campaign_id, regime_id))
+
+
+@router.post("/campaigns/{campaign_id}/regimes/{regime_id}/profile", status_code=201, response_model=ProfilePublic,
+             tags=["profiles"])
+def create_profile(campaign_id: int, regime_id: int, body: ProfileCreate, session: SessionDep, now: NowDep):
+    """Store a new profile of the regime (the previous ones stay on record); shares below 100% go to 'other'."""
+    regime = _regime(session, campaign_id, regime_id)
+    store_profile(session, regime, body, now=now)
+    return _profile_public(session, regime)
+
+
+# specs
+
+SpecKind = Literal["hardware", "model"]
+
+
+@router.get("/campaigns/{campaign_id}/specs/{which}", tags=["specs"])
+def read_spec(campaign_id: int, which: SpecKind, session: SessionDep) -> dict[str, Any]:
+    """The campaign's hardware or model spec."""
+    campaign_service.get_campaign(session, campaign_id)
+    row = spec_row(session, which, campaign_id)
+    if row is None:
+        raise NotFound(f"campaign {campaign_id} has no {which} spec")
+    return _spec_public(which, row)
+
+
+@router.put("/campaigns/{campaign_id}/specs/hardware", tags=["specs"])
+def put_hardware_spec(campaign_id: int, body: HardwareSpecCreate, session: SessionDep) -> dict[str, Any]:
+    """Create or replace the GPUs a decode step runs on (the ceiling is computed from them)."""
+    campaign_service.get_campaign(session, campaign_id)
+    return _spec_public("hardware", store_spec(session, "hardware", campaign_id, body))
+
+
+@router.put("/campaigns/{campaign_id}/specs/model", tags=["specs"])
+def put_model_spec(campaign_id: int, body: ModelSpecCreate, session: SessionDep) -> dict[str, Any]:
+    """Create or replace the model's shape as the ceiling needs it."""
+    campaign_service.get_campaign(session, campaign_id)
+    return _spec_public("model", store_spec(session, "model", campaign_id, body))
+
+
+@router.delete("/campaigns/{campaign_id}/specs/{which}", status_code=204, tags=["specs"])
+def delete_spec(campaign_id: int, which: SpecKind, session: SessionDep):
+    """Remove the spec: the plan then says the ceiling is unknown."""
+    campaign_service.get_campaign(session, campaign_id)
+    row = spec_row(session, which, campaign_id)
+    if row is None:
+        raise NotFound(f"campaign {campaign_id} has no {which} spec")
+    session.delete(row)
+    session.commit()
+    return Response(status_code=204)
+
+
+def _spec_public(which: str, row) -> dict[str, Any]:
+    model: type[BaseModel] = SPEC_MODELS[which]
+    return {"id": row.id, **model.model_validate({n: getattr(row, n) for n in model.model_fields}).model_dump()}
+

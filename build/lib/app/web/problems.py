@@ -1,0 +1,28 @@
+"""The two error shapes every API operation documents: 404 and the one 422."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class Problem(BaseModel):
+    """What was not found (a campaign, a row of it, a page)."""
+
+    detail: str = Field(examples=["no campaign 7"])
+
+
+class Invalid(BaseModel):
+    """Every 422: one message a field, nothing written. With `confirmable` the messages are warnings the same
+    request with `confirm: true` overrides."""
+
+    detail: str = Field(examples=["invalid input"])
+    errors: dict[str, str] = Field(examples=[{"value": "must be a number", "regime": "unknown regime 'batch 9'"}])
+    confirmable: bool = False
+
+
+PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    404: {"model": Problem, "description": "The campaign or row named in the path does not exist"},
+    422: {"model": Invalid, "description": "Invalid input, with a message for each field; nothing was written"},
+}
