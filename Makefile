@@ -8,7 +8,7 @@ HTMX_VERSION := 2.0.11
 SWAGGER_UI_VERSION := 5.35.0
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: serve test lint install chromium vendor bench lock clean
+.PHONY: serve test lint typecheck install chromium vendor bench lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,9 +36,12 @@ chromium:
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check app tests bench migrations
+
+# Configured in pyproject.toml; not yet clean, so not yet part of `make test` (see the README).
+typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
-test: $(VENV)/.installed-test chromium
+test: lint chromium
 	$(BIN)/pytest
 
 lock: $(VENV)/.installed-test

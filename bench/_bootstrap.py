@@ -19,5 +19,5 @@ def ensure_project_python() -> None:
         venv_python = ROOT / ".venv" / "bin" / "python"
         if venv_python.exists() and Path(sys.prefix).resolve() != (ROOT / ".venv").resolve():
             os.execv(str(venv_python), [str(venv_python), *sys.argv])
-        raise SystemExit("the project's dependencies are missing: run `make bench`, which installs them")
+        raise SystemExit("the project's dependencies are missing: run `make bench`, which installs them") from None
     sys.path.insert(0, str(ROOT))

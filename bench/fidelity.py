@@ -14,18 +14,18 @@ import _bootstrap
 
 _bootstrap.ensure_project_python()
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import math  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import json
+import math
+from pathlib import Path
 
-from app.importers.benchmarks import parse_results_json  # noqa: E402
-from app.importers.buckets import bucket_kernels, step_shares  # noqa: E402
-from app.importers.torch_trace import parse_trace  # noqa: E402
-from app.planning import model as core  # noqa: E402
-from app.planning.projection import project_regime  # noqa: E402
-from app.planning.step import GPU_GAP_PRIOR_US  # noqa: E402
-from app.planning.uncertainty import simulate  # noqa: E402
+from app.importers.benchmarks import parse_results_json
+from app.importers.buckets import bucket_kernels, step_shares
+from app.importers.torch_trace import parse_trace
+from app.planning import model as core
+from app.planning.projection import project_regime
+from app.planning.step import GPU_GAP_PRIOR_US
+from app.planning.uncertainty import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = Path(__file__).with_name("fidelity_cases.json")

@@ -128,7 +128,7 @@ def main() -> None:
     (load_s, load_kb), (ours_s, ours_kb) = results["json.load"], results["tierplan import"]
     print(f"trace: {size / 1e6:,.0f} MB uncompressed, events of {FIXTURE.name} repeated")
     print(f"  json.load          {load_s:7.2f} s   peak {load_kb / 1024:8.0f} MB")
-    print(f"  tierplan import    {ours_s:7.2f} s   peak {ours_kb / 1024:8.0f} MB   (bare interpreter {baseline_kb / 1024:.0f} MB)")
+    print(f"  tierplan import    {ours_s:7.2f} s   peak {ours_kb / 1024:8.0f} MB   (bare interpreter {baseline_kb / 1024:.0f} MB)")  # noqa: E501
     print(f"  memory ratio       {ours_kb / load_kb * 100:7.1f} %   (goal <= 30%)")
     print(f"  time ratio         {ours_s / load_s:7.2f} x   (goal <= 2x)")
 

@@ -95,7 +95,7 @@ def main() -> None:
                 break
             except OSError:
                 if time.monotonic() > deadline:
-                    raise SystemExit("the server did not start")
+                    raise SystemExit("the server did not start") from None
                 time.sleep(0.1)
         rates = {path: rate(port, path, args.requests, args.clients) for path in URLS}
         fragment, page = post_bytes(port)

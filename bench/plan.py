@@ -21,11 +21,11 @@ import time
 
 import numpy as np
 
-from app.planning.effects import three_points  # noqa: E402
-from app.planning.model import Campaign, Effect, EffectKind, Intervention, Profile, Regime, SpecDecode, ThreePoint, Tier  # noqa: E402
-from app.planning.projection import project_campaign  # noqa: E402
-from app.planning.tiering import suggest_order  # noqa: E402
-from app.planning.uncertainty import pert, simulate  # noqa: E402
+from app.planning.effects import three_points
+from app.planning.model import Campaign, Effect, EffectKind, Intervention, Profile, Regime, SpecDecode, ThreePoint, Tier
+from app.planning.projection import project_campaign
+from app.planning.tiering import suggest_order
+from app.planning.uncertainty import pert, simulate
 
 BUCKETS = ("attention", "moe", "dense_gemm", "communication", "sampling", "other")
 

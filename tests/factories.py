@@ -67,7 +67,7 @@ def make_campaign(regimes=(), interventions=(), tiers=None, gates=(), measuremen
 
 
 def make_gate(regime: str = "batch 1", threshold: float = 40.0, **overrides) -> Gate:
-    values = {"tier_key": "A", "regime": regime, "metric": "output_tok_s", "comparator": Comparator.AT_LEAST, "threshold": threshold}
+    values = {"tier_key": "A", "regime": regime, "metric": "output_tok_s", "comparator": Comparator.AT_LEAST, "threshold": threshold}  # noqa: E501
     values.update(overrides)
     return Gate(**values)
 

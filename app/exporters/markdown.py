@@ -96,7 +96,7 @@ def _final_text(regime: RegimeView) -> str:
 def _regime_section(regime: RegimeView) -> list[str]:
     lines = [f"### {inline(regime.name)}", ""]
     lines.append(
-        f"{inline(regime.workload_text)} ({regime.workload_provenance}). Baseline {regime.baseline_text} ({inline(regime.baseline_detail)}); "
+        f"{inline(regime.workload_text)} ({regime.workload_provenance}). Baseline {regime.baseline_text} ({inline(regime.baseline_detail)}); "  # noqa: E501
         f"target {regime.target_text} ({regime.target_provenance})."
     )
     lines.append("")

@@ -178,9 +178,8 @@ class Effect:
     launches: ThreePoint | None = None
 
     def __post_init__(self) -> None:
-        if self.kind in (EffectKind.BUCKET, EffectKind.STEP):
-            if self.speedup is None or self.speedup.low <= 0:
-                raise PlanningError("a speedup must be greater than 0")
+        if self.kind in (EffectKind.BUCKET, EffectKind.STEP) and (self.speedup is None or self.speedup.low <= 0):
+            raise PlanningError("a speedup must be greater than 0")
         if self.kind is EffectKind.BUCKET and not self.bucket:
             raise PlanningError("a bucket effect needs a bucket")
         if self.kind in (EffectKind.STEP, EffectKind.TIME_SAVED) and not self.regimes:

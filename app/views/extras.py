@@ -133,7 +133,7 @@ def ordering_view(analysis) -> OrderingView:
         for n, p in enumerate(analysis.ordering.picks, start=1)
     ]
     overlaps = [
-        f"{' and '.join(keys) if len(keys) == 2 else ', '.join(keys)} {'both' if len(keys) == 2 else 'all'} speed up {bucket}: their gains multiply on that bucket's share only, they do not add"
+        f"{' and '.join(keys) if len(keys) == 2 else ', '.join(keys)} {'both' if len(keys) == 2 else 'all'} speed up {bucket}: their gains multiply on that bucket's share only, they do not add"  # noqa: E501
         for bucket, keys in analysis.ordering.overlaps
     ]
     blocked = [f"{key}: {why}" for key, why in analysis.ordering.blocked]

@@ -88,7 +88,7 @@ def _preview_view(preview: Preview) -> dict:
         "regime": preview.regime,
         "shares": [(b, f"{s * 100:.1f}%") for b, s in preview.shares],
         "how": preview.how,
-        "kernels": [{"name": kernel_name(n), "full_name": n, "bucket": b, "time": f"{us / 1000:.3f} ms", "count": c, "share": f"{s * 100:.1f}%"}
+        "kernels": [{"name": kernel_name(n), "full_name": n, "bucket": b, "time": f"{us / 1000:.3f} ms", "count": c, "share": f"{s * 100:.1f}%"}  # noqa: E501
                     for n, b, us, c, s in preview.top_kernels],
         "unmatched": [(kernel_name(n), n) for n in preview.unmatched],
         "problems": preview.problems,
@@ -117,7 +117,7 @@ def _steps_view(preview: Preview) -> dict | None:
                     "similarity": f"{p['similarity'] * 100:.0f}%"} for p in draft.passes],
         "busy": f"{draft.gpu_busy_ms:.3f} ms", "trace_idle": f"{draft.trace_idle_ms:.2f} ms", "idle": idle,
         "gpu_items": f"{draft.gpu_items:.0f}", "launches": f"{draft.host_launches:.0f}",
-        "gap": f"{draft.gpu_gap_us:.2f} µs ({'measured between queued kernels' if draft.gap_measured else 'assumed: no kernel waited in a queue'})",
+        "gap": f"{draft.gpu_gap_us:.2f} µs ({'measured between queued kernels' if draft.gap_measured else 'assumed: no kernel waited in a queue'})",  # noqa: E501
         "left_out": f"{draft.prefill_share * 100:.0f}%" if draft.prefill_share is not None else "",
         "steps": draft.steps,
     }
