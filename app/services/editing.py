@@ -110,8 +110,8 @@ def form_of(session: Session, editor: Editor, campaign_id: int, row: Any = None,
     if row is not None:
         values = editor.values_of(session, row)
     else:
-        values = {name: info.default for name, info in editor.create.model_fields.items()
-                  if info.default is not None and not callable(info.default)} | dict(defaults or {})
+        values = {name: info.get_default(call_default_factory=True) for name, info in editor.create.model_fields.items()
+                  if not info.is_required()} | dict(defaults or {})
     return Form(fields, raw={f.name: input_text(values.get(f.name)) for f in fields})
 
 

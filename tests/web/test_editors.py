@@ -126,3 +126,9 @@ def test_rows_of_another_campaign_are_not_found(client, demo_id):
     client.post("/campaigns", data={"name": "other", "gpu_count": "1"})
     assert client.get("/campaigns/2/effects/1/edit").status_code == 404
     assert client.get(f"/campaigns/{demo_id}/widgets/new").status_code == 404
+
+
+@pytest.mark.parametrize("kind", ["regimes", "tiers", "interventions", "effects", "gates"])
+def test_a_new_form_starts_from_the_model_defaults_and_leaves_required_fields_blank(client, demo_id, kind):
+    page = client.get(f"/campaigns/{demo_id}/{kind}/new")
+    assert page.status_code == 200 and "PydanticUndefined" not in page.text
