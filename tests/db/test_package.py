@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -27,9 +28,13 @@ def _fresh_venv(root: Path) -> Path:
 
 
 def test_a_wheel_of_the_checkout_migrates_and_serves_outside_it(tmp_path):
+    # a copy, so setuptools' build/ folder lands outside the checkout
+    source = tmp_path / "source"
+    shutil.copytree(CHECKOUT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "var", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis", "screenshots"))
     wheels = tmp_path / "wheels"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels),
-                    str(CHECKOUT)], check=True, cwd=tmp_path, timeout=300)
+                    str(source)], check=True, cwd=tmp_path, timeout=300)
     (wheel,) = wheels.glob("tierplan-*.whl")
     bin_dir = _fresh_venv(tmp_path / "venv")
     subprocess.run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "--quiet",

@@ -1,5 +1,0 @@
-"""`python -m app.cli` runs the `tierplan` command."""
-
-from app.cli import main
-
-raise SystemExit(main())

@@ -1,1 +1,0 @@
-"""Persistence: engine, tables and queries (the only code that knows SQL)."""

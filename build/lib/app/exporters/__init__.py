@@ -1,1 +1,0 @@
-"""Renderers of core values into documents."""

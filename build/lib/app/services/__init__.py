@@ -1,1 +1,0 @@
-"""Use cases: each public function that writes commits once, or raises and writes nothing."""

@@ -1,1 +1,0 @@
-"""Pure formatting of core values for the pages, the markdown export and the API."""

@@ -1,1 +1,0 @@
-"""HTTP shells: HTML pages (full or one htmx block) and the JSON API."""
