@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import secrets
 from datetime import UTC, datetime
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -14,21 +13,12 @@ from rich.table import Table
 
 from app.cli import app, err, fail, out
 from app.config import get_settings
+from app.models.measurements import ImportOptionsForm, TimeUnit
+from app.planning.model import MeasurementKind
+from app.services.errors import FormInvalid
 from app.services.imports import Preview
 
 BIG_FILE_BYTES = 8 << 20  # a progress bar for reads above this
-
-
-class TimeUnit(StrEnum):
-    ns = "ns"
-    us = "us"
-    ms = "ms"
-    s = "s"
-
-
-class Kind(StrEnum):
-    baseline = "baseline"
-    gate_check = "gate check"
 
 
 def _utc(text: str) -> datetime:
@@ -50,9 +40,10 @@ def import_files(
     steps: Annotated[int | None, typer.Option(min=1, help="Profiles: how many steps the trace covers.")] = None,
     name_column: Annotated[str | None, typer.Option(help="Generic kernel CSV: the kernel-name column.")] = None,
     time_column: Annotated[str | None, typer.Option(help="Generic kernel CSV: the total-time column.")] = None,
-    time_unit: Annotated[TimeUnit, typer.Option(help="Generic kernel CSV: the unit of the time column.")] = TimeUnit.ns,
-    kind: Annotated[Kind, typer.Option(
-        help="Benchmarks: a baseline starts the projection, a gate check only judges gates.")] = Kind.baseline,
+    time_unit: Annotated[TimeUnit, typer.Option(help="Generic kernel CSV: the unit of the time column.")] = TimeUnit.NS,
+    kind: Annotated[MeasurementKind, typer.Option(
+        help="Benchmarks: a baseline starts the projection, a gate check only judges gates.")
+    ] = MeasurementKind.BASELINE,
     includes: Annotated[str | None, typer.Option(
         help="Benchmarks: comma-separated intervention keys the runs were taken with "
              "(default: those landed by each run's date; '' for none).")] = None,
@@ -67,15 +58,18 @@ def import_files(
     """Import benchmark results or profiles into a campaign: a preview first, then one transaction."""
     from app.db.engine import make_engine, new_session
     from app.importers.errors import ImportFileError
-    from app.importers.kernel_csv import ColumnMap
     from app.services.campaigns import get_campaign
-    from app.services.errors import FormInvalid, NotFound
-    from app.services.imports import ImportOptions, confirm_import, import_problems, preview_import
+    from app.services.errors import NotFound
+    from app.services.imports import confirm_import, import_options, import_problems, preview_import
 
-    columns = ColumnMap(name_column, time_column, time_unit.value) if name_column else None
     keys = [k.strip() for k in includes.split(",") if k.strip()] if includes is not None else None
-    options = ImportOptions(regime, step_ms, steps, columns, kind=kind.value, includes=keys,
-                            measured_at=measured_at, exclude_passes=exclude_passes)
+    try:
+        options = import_options(ImportOptionsForm(
+            regime=regime, step_ms=step_ms, steps=steps, kind=kind, includes=keys, measured_at=measured_at,
+            exclude_passes=exclude_passes, name_column=name_column or "", time_column=time_column or "",
+            time_unit=time_unit))
+    except FormInvalid as exc:
+        raise fail("; ".join(exc.errors.values())) from None
     engine = make_engine(get_settings().database_url)
     now = datetime.now(UTC)
     try:

@@ -133,8 +133,8 @@ def form_data(model: type[BaseModel], data: Mapping[str, Any]) -> dict[str, Any]
         text = "" if value is None else str(value).strip()
         if text != "":
             out[f.name] = text
-        elif f.required and f.kind not in ("text", "textarea"):
-            out[f.name] = None  # "required", not "must be a number"
+        elif model.model_fields[f.name].is_required() and f.kind not in ("text", "textarea"):
+            out[f.name] = None  # "required", not "must be a number"; a blank field with a default takes it
     return out
 
 

@@ -18,6 +18,7 @@ from app.importers.benchmarks import parse_console, parse_results_json
 from app.importers.buckets import DEFAULT_RULES
 from app.importers.kernel_csv import ColumnMap
 from app.importers.records import BenchmarkRun
+from app.models.measurements import ImportOptionsForm
 from app.planning import model as core
 from app.planning.checks import Reading
 from app.planning.metrics import metric_unit
@@ -236,6 +237,18 @@ def _core_profile(draft: ProfileDraft) -> core.Profile:
     row = Profile(regime_id=0, created_at=datetime.now(UTC), step_ms=draft.step_ms, gpu_items=draft.gpu_items,
                   host_launches=draft.host_launches, gpu_gap_us=draft.gpu_gap_us, gap_measured=draft.gap_measured)
     return to_core_profile(row, [ProfileShare(profile_id=0, bucket=b, share=s) for b, s in draft.shares])
+
+
+def import_options(values: ImportOptionsForm) -> ImportOptions:
+    """The importers' options from the import form's (or the API's) values."""
+    columns = None
+    if values.name_column or values.time_column:
+        if not (values.name_column and values.time_column):
+            raise FormInvalid({"time_column": "name both the kernel-name and the total-time column"})
+        columns = ColumnMap(values.name_column, values.time_column, values.time_unit.value)
+    return ImportOptions(values.regime, values.step_ms, values.steps, columns, kind=values.kind.value,
+                         includes=values.includes, measured_at=values.measured_at,
+                         exclude_passes=values.exclude_passes)
 
 
 def import_problems(preview: Preview, *, measured_at: datetime | None, confirmed: bool) -> list[str]:

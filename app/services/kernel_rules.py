@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from typing import Any
 
 from sqlmodel import Session
 
 from app.db import links
+from app.models.fields import form_fields
+from app.models.measurements import KernelRulesForm
 from app.services.errors import FormInvalid
-from app.services.forms import Field
 from app.services.imports import rules_of
 
-RULE_FIELDS = (
-    Field("rules", "Rules, first match wins", kind="textarea",
-          help="one 'regular expression => bucket' a line, matched case-insensitively anywhere in the kernel name; "
-               "kernels no rule matches go to 'other'. Clear the box to go back to the defaults."),
-)
+RULE_FIELDS = form_fields(KernelRulesForm)
 LINE = re.compile(r"^(?P<pattern>.+?)\s*=>\s*(?P<bucket>[\w.-]+)\s*$")
 
 
@@ -42,11 +37,10 @@ def parse_rules(text: str) -> list[tuple[str, str]]:
     return rules
 
 
-def save_rules(session: Session, campaign_id: int, data: Mapping[str, Any]) -> None:
+def save_rules(session: Session, campaign_id: int, values: KernelRulesForm) -> None:
     """Replace the campaign's rules (none: the defaults) in one commit; FormInvalid writes nothing."""
-    text = data.get("rules") or ""
     try:
-        rules = parse_rules(str(text))
+        rules = parse_rules(values.rules)
     except ValueError as exc:
         raise FormInvalid({"rules": str(exc)}) from None
     links.replace_kernel_rules(session, campaign_id=campaign_id, rules=rules)

@@ -10,35 +10,30 @@ from sqlmodel import Session
 
 from app.db import repo
 from app.db.tables import Intervention, Measurement, MeasurementInclude
+from app.models.fields import Options, check_options, form_fields, parse_form
+from app.models.measurements import MeasurementCreate, RetractionCreate
+from app.models.plan_rows import METRIC_OPTIONS
 from app.planning.checks import Problem, Reading, check_reading, value_errors
 from app.planning.metrics import METRICS
-from app.planning.model import MeasurementKind, Status
+from app.planning.model import Status
 from app.services.analysis import core_campaign
 from app.services.errors import FormInvalid, NotFound
-from app.services.forms import Field, raw_values, validate
+from app.services.forms import Field
 
-METRIC_OPTIONS = tuple((m.name, f"{m.name} ({m.unit})") for m in METRICS.values())
-KIND_OPTIONS = (("baseline", "baseline: the projection starts from it"),
-                ("gate check", "gate check: judges gates, leaves the baseline as it is"))
-CONFIRM = Field("confirm", "Record it anyway: I checked the values flagged above", kind="checkbox", required=False)
-RETRACT_FIELDS = (
-    Field("reason", "Why it is wrong", kind="textarea", max_length=2000, placeholder="wrong unit, debug build, ..."),
-    Field("by", "Your name", max_length=200),
-)
+MEASUREMENT_FIELDS = form_fields(MeasurementCreate)
+CONFIRM = next(f for f in MEASUREMENT_FIELDS if f.name == "confirm")
+RETRACT_FIELDS = form_fields(RetractionCreate)
+
+
+def measurement_options(regimes, interventions) -> Options:
+    return {"regime": tuple((r.name, r.name) for r in regimes), "metric": METRIC_OPTIONS,
+            "includes": tuple((i.key, f"{i.key}: {i.title}") for i in interventions)}
 
 
 def measurement_fields(regimes, interventions) -> tuple[Field, ...]:
-    return (
-        Field("regime", "Regime", kind="select", options=tuple((r.name, r.name) for r in regimes)),
-        Field("metric", "Metric", kind="select", options=METRIC_OPTIONS),
-        Field("value", "Value", kind="float", placeholder="e.g. 45.2"),
-        Field("kind", "Recorded as", kind="select", options=KIND_OPTIONS),
-        Field("includes", "Taken with", kind="multiselect", required=False,
-              options=tuple((i.key, f"{i.key}: {i.title}") for i in interventions),
-              help="the interventions in place when it was measured; the projection applies only the others"),
-        Field("measured_at", "Measured at (UTC)", kind="datetime", required=False, help="blank: now"),
-        Field("note", "Note", required=False, max_length=2000, placeholder="configuration, commit, flags"),
-    )
+    """The measurement form's fields (the confirm box shows only when a warning asks for it)."""
+    return tuple(f for f in form_fields(MeasurementCreate, measurement_options(regimes, interventions))
+                 if f.name != "confirm")
 
 
 def default_includes(interventions: list[Intervention], measured_at: datetime) -> list[str]:
@@ -80,36 +75,53 @@ def _by_field(problems: list[Problem]) -> dict[str, str]:
     return out
 
 
+def parse_measurement_form(data: Mapping[str, Any], *, now: datetime) -> MeasurementCreate:
+    """The measurement form's values; its "Taken with" counts only when the form says it showed them."""
+    try:
+        values = parse_form(MeasurementCreate, data)
+    except FormInvalid as exc:
+        raise FormInvalid(exc.errors | _value_problems(data, exc.errors, now)) from None
+    given = bool(data.get("includes_given"))
+    return values if given else values.model_copy(update={"includes": None})
+
+
+def _value_problems(data: Mapping[str, Any], errors: dict[str, str], now: datetime) -> dict[str, str]:
+    """While other fields are wrong, what the core says of the value too (so one round trip shows all)."""
+    metric = str(data.get("metric") or "output_tok_s")
+    try:
+        value = float(str(data.get("value")))
+    except ValueError:
+        return {}
+    if "value" in errors or metric not in METRICS:
+        return {}
+    return {p.field: p.message for p in value_errors(Reading("", metric, value, now), now) if p.field not in errors}
+
+
 def record_measurement(
-    session: Session, campaign_id: int, data: Mapping[str, Any], *, now: datetime, source: str = "form"
+    session: Session, campaign_id: int, values: MeasurementCreate, *, now: datetime, source: str = "form"
 ) -> Measurement:
-    """Validate and store one measurement with what it includes; FormInvalid writes nothing."""
+    """Check and store one measurement with what it includes (form or API); FormInvalid writes nothing."""
     regimes = repo.regimes_of(session, campaign_id=campaign_id)
     interventions = repo.interventions_of(session, campaign_id=campaign_id)
-    fields = measurement_fields(regimes, interventions) + (CONFIRM,)
-    raw = raw_values(fields, data)
-    raw["kind"] = raw["kind"] or MeasurementKind.BASELINE.value
-    values, errors = validate(fields, raw)
-    if "regime" in errors and raw.get("regime"):
-        errors["regime"] = f"unknown regime {raw['regime']!r}; this campaign has: " + ", ".join(r.name for r in regimes)
-    if "includes" in errors:
-        errors["includes"] += "; this campaign's interventions are " + ", ".join(i.key for i in interventions)
-    if errors:
-        if values.get("value") is not None and values.get("metric"):  # say what is wrong with the value too
-            own = value_errors(Reading("", values["metric"], values["value"], values.get("measured_at") or now), now)
-            errors |= {p.field: p.message for p in own if p.field not in errors}
-        raise FormInvalid(errors)
-    measured_at = values["measured_at"] or now
-    given = data.get("includes_given") or (not hasattr(data, "getlist") and data.get("includes") is not None)
-    includes = values["includes"] if given else default_includes(interventions, measured_at)
-    reading = Reading(values["regime"], values["metric"], values["value"], measured_at,
-                      MeasurementKind(values["kind"]), frozenset(includes))
-    confirmed = raise_for(problems_of(session, campaign_id, [reading], now=now)[0], values["confirm"])
-    regime = next(r for r in regimes if r.name == values["regime"])
+    try:
+        check_options(values, measurement_options(regimes, interventions))
+    except FormInvalid as exc:
+        errors = dict(exc.errors)
+        if "regime" in errors:
+            errors["regime"] = (f"unknown regime {values.regime!r}; this campaign has: "
+                                + ", ".join(r.name for r in regimes))
+        if "includes" in errors:
+            errors["includes"] += "; this campaign's interventions are " + ", ".join(i.key for i in interventions)
+        raise FormInvalid(errors | _value_problems(values.model_dump(), errors, now)) from None
+    measured_at = values.measured_at or now
+    includes = values.includes if values.includes is not None else default_includes(interventions, measured_at)
+    reading = Reading(values.regime, values.metric, values.value, measured_at, values.kind, frozenset(includes))
+    confirmed = raise_for(problems_of(session, campaign_id, [reading], now=now)[0], values.confirm)
+    regime = next(r for r in regimes if r.name == values.regime)
     measurement = Measurement(
-        regime_id=regime.id, metric=values["metric"], value=values["value"], unit=METRICS[values["metric"]].unit,
-        measured_at=measured_at, provenance="measured", source=source, note=values["note"] or "",
-        kind=values["kind"], confirmed=confirmed,
+        regime_id=regime.id, metric=values.metric, value=values.value, unit=METRICS[values.metric].unit,
+        measured_at=measured_at, provenance="measured", source=source, note=values.note,
+        kind=values.kind.value, confirmed=confirmed,
     )
     session.add(measurement)
     session.flush()
@@ -121,20 +133,17 @@ def record_measurement(
 
 
 def retract_measurement(
-    session: Session, campaign_id: int, measurement_id: int, data: Mapping[str, Any], *, now: datetime
+    session: Session, campaign_id: int, measurement_id: int, values: RetractionCreate, *, now: datetime
 ) -> Measurement:
     """Mark a measurement retracted, with who and why; it stays in the history and nothing uses it again."""
     measurement = repo.measurement_in(session, campaign_id=campaign_id, measurement_id=measurement_id)
     if measurement is None:
         raise NotFound(f"no measurement {measurement_id} in campaign {campaign_id}")
-    values, errors = validate(RETRACT_FIELDS, raw_values(RETRACT_FIELDS, data))
     if measurement.retracted_at is not None:
-        errors["reason"] = (f"already retracted on {measurement.retracted_at:%Y-%m-%d %H:%M} UTC by "
-                            f"{measurement.retracted_by}: {measurement.retraction_reason}")
-    if errors:
-        raise FormInvalid(errors)
-    measurement.retracted_at, measurement.retracted_by = now, values["by"]
-    measurement.retraction_reason = values["reason"]
+        raise FormInvalid({"reason": f"already retracted on {measurement.retracted_at:%Y-%m-%d %H:%M} UTC by "
+                                     f"{measurement.retracted_by}: {measurement.retraction_reason}"})
+    measurement.retracted_at, measurement.retracted_by = now, values.by
+    measurement.retraction_reason = values.reason
     session.add(measurement)
     session.commit()
     session.refresh(measurement)

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from fastapi import APIRouter
-from pydantic import BaseModel, Field
 
 from app.db import repo
 from app.db.tables import CampaignPublic, MeasurementPublic
+from app.models.measurements import MeasurementCreate, RetractionCreate
 from app.services import campaigns as campaign_service
 from app.services.measurements import record_measurement, retract_measurement
 from app.services.plan import plan_of
@@ -17,24 +15,6 @@ from app.web.deps import NowDep, SessionDep
 from app.web.problems import PROBLEM_RESPONSES
 
 router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
-
-
-class MeasurementIn(BaseModel):
-    regime: str
-    metric: str
-    value: float | str
-    note: str = ""
-    measured_at: datetime | None = None
-    kind: str = Field("baseline", description="'baseline' (starts the projection) or 'gate check' (judges gates only)")
-    includes: list[str] | None = Field(
-        None, description="keys of the interventions in place when it was measured; omitted: those landed or "
-                          "validated by then")
-    confirm: bool = Field(False, description="record values the checks flag as unlikely (422 with confirmable: true)")
-
-
-class RetractionIn(BaseModel):
-    reason: str = Field(description="why the measurement is wrong")
-    by: str = Field(description="who retracts it")
 
 
 @router.get("/campaigns", response_model=list[CampaignPublic], tags=["campaigns"])
@@ -51,7 +31,7 @@ def get_plan(campaign_id: int, session: SessionDep):
 
 @router.post("/campaigns/{campaign_id}/measurements", status_code=201, response_model=MeasurementPublic,
              tags=["measurements"])
-def post_measurement(campaign_id: int, body: MeasurementIn, session: SessionDep, now: NowDep):
+def post_measurement(campaign_id: int, body: MeasurementCreate, session: SessionDep, now: NowDep):
     """Record a measurement of a regime: what it includes, and whether it is a baseline or a gate check.
 
     422 with a message per field when invalid, nothing stored; when the only problems are warnings (above the
@@ -59,19 +39,16 @@ def post_measurement(campaign_id: int, body: MeasurementIn, session: SessionDep,
     the 422 says `confirmable: true` and the same body with `confirm: true` records it.
     """
     campaign_service.get_campaign(session, campaign_id)
-    data = body.model_dump()
-    if body.measured_at is not None:
-        data["measured_at"] = body.measured_at.isoformat()
-    measurement = record_measurement(session, campaign_id, data, now=now, source="api")
+    measurement = record_measurement(session, campaign_id, body, now=now, source="api")
     return _public(session, campaign_id, measurement)
 
 
 @router.post("/campaigns/{campaign_id}/measurements/{measurement_id}/retract", response_model=MeasurementPublic,
              tags=["measurements"])
-def retract(campaign_id: int, measurement_id: int, body: RetractionIn, session: SessionDep, now: NowDep):
+def retract(campaign_id: int, measurement_id: int, body: RetractionCreate, session: SessionDep, now: NowDep):
     """Retract a measurement with a reason: it stays in the history and no baseline, gate or calibration uses it."""
     campaign_service.get_campaign(session, campaign_id)
-    measurement = retract_measurement(session, campaign_id, measurement_id, body.model_dump(), now=now)
+    measurement = retract_measurement(session, campaign_id, measurement_id, body, now=now)
     return _public(session, campaign_id, measurement)
 
 

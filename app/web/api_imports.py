@@ -13,15 +13,16 @@ from fastapi import APIRouter, File, Form, Response, UploadFile
 from pydantic import BaseModel, Field
 
 from app.importers.errors import ImportFileError
+from app.models.measurements import ImportOptionsForm
 from app.planning.model import MeasurementKind
 from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid
-from app.services.imports import ImportOptions, confirm_import, import_problems, imports_of, preview_import, undo_import
+from app.services.imports import confirm_import, import_options, import_problems, imports_of, preview_import, undo_import
 from app.web.deps import NowDep, SessionDep, SettingsDep
 from app.web.problems import PROBLEM_RESPONSES
+from app.web.uploads import save_uploads
 
 router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES, tags=["imports"])
-CHUNK = 1 << 20
 
 
 class ImportResult(BaseModel):
@@ -59,13 +60,12 @@ async def post_import(
     """Import benchmark results or a profile in one transaction, or preview it (`dry_run`)."""
     campaign_service.get_campaign(session, campaign_id)
     folder = Path(settings.upload_dir) / f"api-{secrets.token_hex(16)}"
-    folder.mkdir(parents=True, exist_ok=True)
     try:
-        saved = [(Path(f.filename or f"file{n}").name, await _save(f, folder / f"{n:03d}.upload"))
-                 for n, f in enumerate(files)]
+        saved = await save_uploads(files, folder, settings.max_upload_mb * 1024 * 1024)
         keys = [k.strip() for k in includes.split(",") if k.strip()] if includes is not None else None
-        options = ImportOptions(regime, step_ms, steps, None, kind=kind.value, includes=keys, measured_at=measured_at,
-                                exclude_passes=exclude_passes)
+        options = import_options(ImportOptionsForm(regime=regime, step_ms=step_ms, steps=steps, kind=kind,
+                                                   includes=keys, measured_at=measured_at,
+                                                   exclude_passes=exclude_passes))
         try:
             preview = preview_import(session, campaign_id, saved, options, now=now)
         except ImportFileError as exc:
@@ -79,13 +79,6 @@ async def post_import(
         return ImportResult(batch=records[0].batch, dry_run=False, preview=asdict(preview), problems=[])
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-async def _save(upload: UploadFile, target: Path) -> Path:
-    with open(target, "wb") as out:
-        while chunk := await upload.read(CHUNK):
-            out.write(chunk)
-    return target
 
 
 @router.get("/campaigns/{campaign_id}/imports", response_model=list[ImportRecordOut])

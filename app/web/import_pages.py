@@ -9,55 +9,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fastapi import APIRouter, Request
-from starlette.datastructures import UploadFile
 
 from app.db import repo
 from app.importers.errors import ImportFileError
-from app.importers.kernel_csv import ColumnMap
+from app.models.fields import check_options, form_fields, parse_form
+from app.models.measurements import ImportConfirmForm, ImportOptionsForm, KernelRulesForm
 from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid, NotFound
-from app.services.forms import Field, Form, raw_values, validate
-from app.services.imports import ImportOptions, Preview, confirm_import, imports_of, preview_import, undo_import
+from app.services.forms import Field, Form, raw_values
+from app.services.imports import Preview, confirm_import, import_options, imports_of, preview_import, undo_import
 from app.services.kernel_rules import RULE_FIELDS, rules_text, save_rules
-from app.services.measurements import KIND_OPTIONS
 from app.views.formatting import kernel_name, measured, timestamp
 from app.web.deps import IsHtmx, NowDep, SessionDep, SettingsDep
 from app.web.pages import redirect
 from app.web.templating import render
+from app.web.uploads import CHUNK, save_uploads
 
 router = APIRouter(include_in_schema=False)
-CHUNK = 1 << 20
-UNIT_OPTIONS = (("ns", "ns"), ("us", "µs"), ("ms", "ms"), ("s", "s"))
 
 
 def import_fields(regimes, interventions) -> tuple[Field, ...]:
-    return (
-        Field("regime", "Regime", kind="select", required=False, options=tuple((r.name, r.name) for r in regimes),
-              help="benchmarks: blank matches each run to the regime of its max concurrency; profiles: required"),
-        Field("pasted", "Or paste vLLM's summary block", kind="textarea", required=False),
-        Field("kind", "Benchmarks recorded as", kind="select", options=KIND_OPTIONS),
-        Field("includes", "Taken with", kind="multiselect", required=False,
-              options=tuple((i.key, f"{i.key}: {i.title}") for i in interventions),
-              help="benchmarks: the interventions in place when they ran; none chosen: those landed by each run's date"),
-        Field("measured_at", "Measured at (UTC)", kind="datetime", required=False,
-              help="benchmarks: the date of runs the file does not date (a pasted block, SGLang JSONL)"),
-        Field("step_ms", "Measured step time (ms)", kind="float", minimum=0, exclusive_minimum=True, required=False,
-              help="profiles: the unprofiled step time; blank: the regime's newest TPOT or throughput"),
-        Field("steps", "Steps the profile covers", kind="int", minimum=1, required=False,
-              help="blank: the decode steps found in the trace (kernel tables need it)"),
-        Field("exclude_passes", "Leave out the first passes", kind="int", minimum=0, required=False,
-              help="traces: when detection cannot tell a prefill from decode, the passes to skip"),
-        Field("name_column", "Kernel-name column", required=False, help="other kernel CSVs only"),
-        Field("time_column", "Total-time column", required=False),
-        Field("time_unit", "Time unit", kind="select", required=False, options=UNIT_OPTIONS),
-    )
+    return form_fields(ImportOptionsForm, {"regime": tuple((r.name, r.name) for r in regimes),
+                                           "includes": tuple((i.key, f"{i.key}: {i.title}") for i in interventions)})
 
 
-CONFIRM_FIELDS = (
-    Field("measured_at", "Measured at (UTC)", kind="datetime", required=False,
-          help="the date of the runs the file does not date"),
-    Field("confirm", "Import the flagged values as they are: I checked them", kind="checkbox", required=False),
-)
+CONFIRM_FIELDS = form_fields(ImportConfirmForm)
 IMPORT_DEFAULTS = {"time_unit": "ns", "kind": "baseline"}
 
 
@@ -142,26 +118,18 @@ async def upload(request: Request, campaign_id: int, session: SessionDep, settin
         return _page(request, session, campaign, form, htmx=htmx, status=413)
     data = await request.form(max_files=64)
     raw = raw_values(fields, data)
-    raw["kind"] = raw["kind"] or "baseline"
     token = secrets.token_hex(16)
     folder = Path(settings.upload_dir) / token
     try:
-        values, errors = validate(fields, raw)
-        if errors:
-            raise FormInvalid(errors)
-        files = await _save_files(data, folder, limit)
-        if values["pasted"]:
+        values = parse_form(ImportOptionsForm, data)
+        values.includes = values.includes or None  # none chosen on the page: each run's landed work
+        check_options(values, {f.name: f.options for f in fields if f.name in ("regime", "includes")})
+        files = await save_uploads(data.getlist("files"), folder, limit)
+        if values.pasted:
             pasted = folder / "pasted-summary.txt"
-            pasted.write_text(values["pasted"], encoding="utf-8")
+            pasted.write_text(values.pasted, encoding="utf-8")
             files.append(("pasted summary block", pasted))
-        columns = None
-        if values["name_column"] or values["time_column"]:
-            if not (values["name_column"] and values["time_column"]):
-                raise FormInvalid({"time_column": "name both the kernel-name and the total-time column"})
-            columns = ColumnMap(values["name_column"], values["time_column"], values["time_unit"] or "ns")
-        options = ImportOptions(values["regime"], values["step_ms"], values["steps"], columns, kind=values["kind"],
-                                includes=values["includes"] or None, measured_at=values["measured_at"],
-                                exclude_passes=values["exclude_passes"] or 0)
+        options = import_options(values)
         total = sum(path.stat().st_size for _, path in files)
         if total > settings.inline_parse_mb * 1024 * 1024:
             job = _start_job(request.app, token, campaign_id, files, options, now, total, raw)
@@ -243,21 +211,6 @@ def parse_status(request: Request, campaign_id: int, token: str, session: Sessio
     return _page(request, session, campaign, Form(fields, job.raw), preview=preview, token=token, htmx=htmx)
 
 
-async def _save_files(data, folder: Path, limit: int) -> list[tuple[str, Path]]:
-    folder.mkdir(parents=True, exist_ok=True)
-    saved, total = [], 0
-    for index, upload in enumerate(u for u in data.getlist("files") if isinstance(u, UploadFile) and u.filename):
-        target = folder / f"{index:03d}.upload"
-        with open(target, "wb") as out:
-            while chunk := await upload.read(CHUNK):
-                total += len(chunk)
-                if total > limit:
-                    raise FormInvalid({"files": f"the upload is larger than {limit // (1024 * 1024)} MB"})
-                out.write(chunk)
-        saved.append((Path(upload.filename).name, target))
-    return saved
-
-
 def _load_preview(settings, token: str) -> Preview:
     if not token.isalnum():
         raise NotFound("no such upload")
@@ -275,12 +228,10 @@ async def confirm(request: Request, campaign_id: int, token: str, session: Sessi
     fields = _fields(session, campaign_id)
     data = await request.form()
     raw = raw_values(CONFIRM_FIELDS, data)
-    values, errors = validate(CONFIRM_FIELDS, raw)
     try:
-        if errors:
-            raise FormInvalid(errors)
-        confirm_import(session, campaign_id, preview, now=now, batch=token, measured_at=values["measured_at"],
-                       confirmed=values["confirm"])
+        values = parse_form(ImportConfirmForm, data)
+        confirm_import(session, campaign_id, preview, now=now, batch=token, measured_at=values.measured_at,
+                       confirmed=values.confirm)
     except FormInvalid as exc:
         confirm_form = Form(CONFIRM_FIELDS, raw, exc.errors, confirmable=exc.confirmable)
         return _page(request, session, campaign, Form(fields, dict(IMPORT_DEFAULTS)), preview=preview, token=token,
@@ -321,7 +272,7 @@ async def save_rules_form(request: Request, campaign_id: int, session: SessionDe
     campaign = campaign_service.get_campaign(session, campaign_id)
     data = await request.form()
     try:
-        save_rules(session, campaign_id, data)
+        save_rules(session, campaign_id, parse_form(KernelRulesForm, data))
     except FormInvalid as exc:
         return _rules_page(request, campaign, Form(RULE_FIELDS, raw_values(RULE_FIELDS, data), exc.errors), htmx, 422)
     return redirect(f"/campaigns/{campaign_id}/import", htmx)

@@ -9,6 +9,8 @@ from app.db import repo
 from app.db.engine import new_session
 from app.db.revision import current_revision
 from app.exporters.markdown import render_roadmap
+from app.models.fields import parse_form
+from app.models.measurements import RetractionCreate
 from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Form, raw_values
@@ -17,6 +19,7 @@ from app.services.measurements import (
     RETRACT_FIELDS,
     measurement_defaults,
     measurement_fields,
+    parse_measurement_form,
     record_measurement,
     retract_measurement,
 )
@@ -108,7 +111,7 @@ async def add_measurement(request: Request, campaign_id: int, session: SessionDe
     campaign_service.get_campaign(session, campaign_id)
     data = await request.form()
     try:
-        measurement = record_measurement(session, campaign_id, data, now=now)
+        measurement = record_measurement(session, campaign_id, parse_measurement_form(data, now=now), now=now)
     except FormInvalid as exc:
         fields = _measure_fields(session, campaign_id)
         form = Form(fields, raw_values(fields, data), exc.errors, confirmable=exc.confirmable)
@@ -190,7 +193,7 @@ async def retract(request: Request, campaign_id: int, measurement_id: int, sessi
     campaign, measurement = _measurement(session, campaign_id, measurement_id)
     data = await request.form()
     try:
-        retract_measurement(session, campaign_id, measurement_id, data, now=now)
+        retract_measurement(session, campaign_id, measurement_id, parse_form(RetractionCreate, data), now=now)
     except FormInvalid as exc:
         form = Form(RETRACT_FIELDS, raw_values(RETRACT_FIELDS, data), exc.errors)
         return _retract_page(request, session, campaign, measurement, form, htmx, 422)

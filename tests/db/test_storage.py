@@ -9,6 +9,7 @@ from sqlmodel import select
 from app.db import repo
 from app.db.engine import make_engine, new_session
 from app.db.tables import Campaign, Measurement, Regime
+from app.models.measurements import MeasurementCreate
 from app.services.demo import load_demo
 from app.services.measurements import record_measurement
 from app.services.plan import plan_of
@@ -37,7 +38,7 @@ def test_the_demo_campaign_reads_back_as_the_reference_plan(db):
 
 def test_a_new_measurement_adds_history_and_becomes_the_baseline(db):
     campaign = load_demo(db, now=NOW)
-    record_measurement(db, campaign.id, {"regime": "batch 1", "metric": "output_tok_s", "value": "12.5"}, now=NOW)
+    record_measurement(db, campaign.id, MeasurementCreate(regime="batch 1", metric="output_tok_s", value=12.5), now=NOW)
     regime = repo.regime_named(db, campaign_id=campaign.id, name="batch 1")
     history = repo.measurements_of(db, regime_ids=[regime.id])
     assert [m.value for m in history] == [12.5, 10.0]
@@ -46,7 +47,7 @@ def test_a_new_measurement_adds_history_and_becomes_the_baseline(db):
 
 def test_stored_times_come_back_as_aware_utc(db):
     campaign = load_demo(db, now=NOW)
-    record_measurement(db, campaign.id, {"regime": "batch 1", "metric": "tpot_ms", "value": "20"}, now=NOW)
+    record_measurement(db, campaign.id, MeasurementCreate(regime="batch 1", metric="tpot_ms", value=20), now=NOW)
     db.expire_all()
     newest = db.exec(select(Measurement).order_by(Measurement.id.desc())).first()
     assert newest.measured_at == NOW

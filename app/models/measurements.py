@@ -1,0 +1,89 @@
+"""Measurements, their retraction, and the options of an import: what a form or a JSON body may send."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+from app.models.fields import Int, Number, UtcDatetime, field
+from app.planning.model import MeasurementKind
+
+KIND_LABELS = {"baseline": "baseline: the projection starts from it",
+               "gate check": "gate check: judges gates, leaves the baseline as it is"}
+
+
+class MeasurementCreate(BaseModel):
+    """One measured value of a regime, with what it was taken with."""
+
+    regime: str = field("Regime", min_length=1, max_length=100)
+    metric: str = field("Metric", default="output_tok_s", max_length=50)
+    value: Number = field("Value", placeholder="e.g. 45.2")
+    kind: MeasurementKind = field("Recorded as", default=MeasurementKind.BASELINE, labels=KIND_LABELS,
+                                  help="a baseline starts the projection; a gate check only judges gates")
+    includes: list[str] | None = field(
+        "Taken with", default=None,
+        help="the interventions in place when it was measured; the projection applies only the others "
+             "(left out: those landed or validated by then)")
+    measured_at: UtcDatetime | None = field("Measured at (UTC)", default=None, help="blank: now")
+    note: str = field("Note", default="", max_length=2000, placeholder="configuration, commit, flags")
+    confirm: bool = field("Record it anyway: I checked the values flagged above", default=False,
+                          help="record values the checks flag as unlikely (a 422 with confirmable: true)")
+
+
+class RetractionCreate(BaseModel):
+    """Why a measurement is wrong, and who says so."""
+
+    reason: str = field("Why it is wrong", min_length=1, max_length=2000, widget="textarea",
+                        placeholder="wrong unit, debug build, ...")
+    by: str = field("Your name", min_length=1, max_length=200)
+
+
+class TimeUnit(StrEnum):
+    NS = "ns"
+    US = "us"
+    MS = "ms"
+    S = "s"
+
+
+class ImportOptionsForm(BaseModel):
+    """How to read the files of an import."""
+
+    regime: str | None = field(
+        "Regime", default=None, max_length=100,
+        help="benchmarks: blank matches each run to the regime of its max concurrency; profiles: required")
+    pasted: str = field("Or paste vLLM's summary block", default="", max_length=1_000_000, widget="textarea")
+    kind: MeasurementKind = field("Benchmarks recorded as", default=MeasurementKind.BASELINE, labels=KIND_LABELS)
+    includes: list[str] | None = field(
+        "Taken with", default=None,
+        help="benchmarks: the interventions in place when they ran; none chosen: those landed by each run's date")
+    measured_at: UtcDatetime | None = field(
+        "Measured at (UTC)", default=None,
+        help="benchmarks: the date of runs the file does not date (a pasted block, SGLang JSONL)")
+    step_ms: Number | None = field(
+        "Measured step time (ms)", default=None, gt=0,
+        help="profiles: the unprofiled step time; blank: the regime's newest TPOT or throughput")
+    steps: Int | None = field("Steps the profile covers", default=None, ge=1,
+                              help="blank: the decode steps found in the trace (kernel tables need it)")
+    exclude_passes: Int = field("Leave out the first passes", default=0, ge=0,
+                                help="traces: when detection cannot tell a prefill from decode, the passes to skip")
+    name_column: str = field("Kernel-name column", default="", max_length=200, help="other kernel CSVs only")
+    time_column: str = field("Total-time column", default="", max_length=200)
+    time_unit: TimeUnit = field("Time unit", default=TimeUnit.NS, labels={"us": "µs"})
+
+
+class ImportConfirmForm(BaseModel):
+    """The answers a previewed import may still need."""
+
+    measured_at: UtcDatetime | None = field("Measured at (UTC)", default=None,
+                                            help="the date of the runs the file does not date")
+    confirm: bool = field("Import the flagged values as they are: I checked them", default=False)
+
+
+class KernelRulesForm(BaseModel):
+    """A campaign's kernel -> bucket rules."""
+
+    rules: str = field(
+        "Rules, first match wins", default="", max_length=200_000, widget="textarea",
+        help="one 'regular expression => bucket' a line, matched case-insensitively anywhere in the kernel name; "
+             "kernels no rule matches go to 'other'. Clear the box to go back to the defaults.")
