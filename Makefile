@@ -8,7 +8,7 @@ HTMX_VERSION := 2.0.11
 SWAGGER_UI_VERSION := 5.35.0
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: serve test lint typecheck install chromium vendor bench lock clean
+.PHONY: serve test lint install chromium vendor bench lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,11 +34,9 @@ serve: $(VENV)/.installed
 chromium:
 	@test -x /usr/bin/chromium || ($(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium)
 
+# ruff and mypy, configured in pyproject.toml; `make test` runs this first.
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check app tests bench migrations
-
-# Configured in pyproject.toml; not yet clean, so not yet part of `make test` (see the README).
-typecheck: $(VENV)/.installed-test
 	$(BIN)/mypy
 
 test: lint chromium

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.db.repo import CampaignRows
 from app.db.tables import Effect as EffectRow
-from app.db.tables import HardwareSpec, ModelSpec
+from app.db.tables import HardwareSpec, ModelSpec, pk
 from app.planning import ceiling as ceilings
 from app.planning import model as core
 from app.planning.baselines import rebased
@@ -61,7 +61,7 @@ def to_core_measurements(rows: CampaignRows) -> tuple[core.Measurement, ...]:
         core.Measurement(
             regime=regime_names[m.regime_id], metric=m.metric, value=m.value, measured_at=m.measured_at,
             kind=core.MeasurementKind(m.kind),
-            includes=frozenset(keys[i] for i in rows.includes.get(m.id, []) if i in keys),
+            includes=frozenset(keys[i] for i in rows.includes.get(pk(m), []) if i in keys),
         )
         for m in rows.measurements
         if m.retracted_at is None
@@ -98,7 +98,7 @@ def to_core(rows: CampaignRows) -> core.Campaign:
     measurements = to_core_measurements(rows)
     effects_by_intervention: dict[int, list[core.Effect]] = {}
     for effect in rows.effects:
-        names = frozenset(regime_names[rid] for rid in rows.effect_regimes.get(effect.id, []))
+        names = frozenset(regime_names[rid] for rid in rows.effect_regimes.get(pk(effect), []))
         effects_by_intervention.setdefault(effect.intervention_id, []).append(to_core_effect(effect, names))
     return core.Campaign(
         regimes=tuple(_regime(r, rows, measurements) for r in rows.regimes),
@@ -112,8 +112,8 @@ def to_core(rows: CampaignRows) -> core.Campaign:
                 effort_days=core.ThreePoint(i.effort_low_days, i.effort_likely_days, i.effort_high_days),
                 status=core.Status(i.status),
                 tier_key=tier_keys.get(i.tier_id) if i.tier_id is not None else None,
-                effects=tuple(effects_by_intervention.get(i.id, [])),
-                prerequisites=tuple(keys[r] for r in rows.prerequisites.get(i.id, []) if r in keys),
+                effects=tuple(effects_by_intervention.get(pk(i), [])),
+                prerequisites=tuple(keys[r] for r in rows.prerequisites.get(pk(i), []) if r in keys),
                 started_at=i.started_at,
                 landed_at=i.landed_at,
             )
@@ -139,7 +139,7 @@ def _regime(regime, rows: CampaignRows, measurements: tuple[core.Measurement, ..
         name=regime.name,
         concurrency=regime.concurrency,
         target_tok_s=regime.target_tok_s,
-        profile=to_core_profile(profile_row, rows.shares.get(profile_row.id) if profile_row else None),
+        profile=to_core_profile(profile_row, rows.shares.get(pk(profile_row)) if profile_row else None),
         input_tokens=regime.input_tokens,
         output_tokens=regime.output_tokens,
     )

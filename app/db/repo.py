@@ -22,6 +22,7 @@ from app.db.tables import (
     ProfileShare,
     Regime,
     Tier,
+    ids,
 )
 
 
@@ -180,25 +181,25 @@ def load_campaign(session: Session, *, campaign_id: int) -> CampaignRows | None:
     if campaign is None:
         return None
     regimes = regimes_of(session, campaign_id=campaign_id)
-    regime_ids = [r.id for r in regimes]
+    regime_ids = ids(regimes)
     profiles = newest_profiles(session, regime_ids=regime_ids)
     tiers = tiers_of(session, campaign_id=campaign_id)
     interventions = interventions_of(session, campaign_id=campaign_id)
-    effects = effects_of(session, intervention_ids=[i.id for i in interventions])
+    effects = effects_of(session, intervention_ids=ids(interventions))
     measurements = measurements_of(session, regime_ids=regime_ids)
     return CampaignRows(
         campaign=campaign,
         regimes=regimes,
         measurements=measurements,
-        includes=includes_of(session, measurement_ids=[m.id for m in measurements]),
+        includes=includes_of(session, measurement_ids=ids(measurements)),
         profiles=profiles,
-        shares=shares_of(session, profile_ids=[p.id for p in profiles.values()]),
+        shares=shares_of(session, profile_ids=ids(profiles.values())),
         tiers=tiers,
         interventions=interventions,
         effects=effects,
-        effect_regimes=effect_regime_ids(session, effect_ids=[e.id for e in effects]),
-        gates=gates_of(session, tier_ids=[t.id for t in tiers]),
-        prerequisites=prerequisites_of(session, intervention_ids=[i.id for i in interventions]),
+        effect_regimes=effect_regime_ids(session, effect_ids=ids(effects)),
+        gates=gates_of(session, tier_ids=ids(tiers)),
+        prerequisites=prerequisites_of(session, intervention_ids=ids(interventions)),
         hardware=hardware_of(session, campaign_id=campaign_id),
         model_spec=model_spec_of(session, campaign_id=campaign_id),
     )

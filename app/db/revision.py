@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from sqlalchemy import Connection, event, select, update
 from sqlalchemy.orm import Session as OrmSession
+from sqlmodel import col
 
 from app.db.tables import PlanRevision
 
@@ -25,5 +26,5 @@ def install() -> None:
 
 def current_revision(session: OrmSession | Connection) -> int:
     """The revision now (-1 before the migration that adds it)."""
-    value = session.execute(select(PlanRevision.revision).where(PlanRevision.id == 1)).scalar()
+    value = session.execute(select(col(PlanRevision.revision)).where(col(PlanRevision.id) == 1)).scalar()
     return -1 if value is None else int(value)

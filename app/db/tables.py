@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
 from sqlalchemy import CheckConstraint, UniqueConstraint
@@ -14,34 +15,19 @@ def provenance_check(column: str, name: str) -> CheckConstraint:
     return CheckConstraint(PROVENANCE_CHECK.format(col=column), name=name)
 
 
-class CampaignBase(SQLModel):
-    name: str = Field(max_length=200)
-    model: str = Field(default="", max_length=500)
-    hardware: str = Field(default="", max_length=1000)
-    gpu_count: int = Field(default=1, ge=1)
-    notes: str = Field(default="")
-
-
-class Campaign(CampaignBase, table=True):
+class Campaign(SQLModel, table=True):
     __tablename__ = "campaign"
 
     id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=200)
+    model: str = Field(default="", max_length=500)
+    hardware: str = Field(default="", max_length=1000)
+    gpu_count: int = 1
+    notes: str = ""
     created_at: datetime
     seed: int = 20261202  # of the Monte Carlo: the same seed, the same numbers
     samples: int = 10_000
     apply_calibration: bool = False
-
-
-class CampaignCreate(CampaignBase):
-    pass
-
-
-class CampaignPublic(CampaignBase):
-    id: int
-    created_at: datetime
-    seed: int
-    samples: int
-    apply_calibration: bool
 
 
 class HardwareSpec(SQLModel, table=True):
@@ -143,23 +129,6 @@ class MeasurementInclude(SQLModel, table=True):
 
     measurement_id: int = Field(foreign_key="measurement.id", ondelete="CASCADE", primary_key=True)
     intervention_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", primary_key=True)
-
-
-class MeasurementPublic(SQLModel):
-    id: int
-    regime: str
-    metric: str
-    value: float
-    unit: str
-    measured_at: datetime
-    provenance: str
-    source: str
-    note: str
-    kind: str
-    includes: list[str]
-    retracted_at: datetime | None
-    retracted_by: str
-    retraction_reason: str
 
 
 class Profile(SQLModel, table=True):
@@ -347,3 +316,16 @@ class PlanRevision(SQLModel, table=True):
 
     id: int = Field(primary_key=True)
     revision: int
+
+
+def pk(row: SQLModel) -> int:
+    """The primary key of a stored (flushed) row; a row not yet stored has none."""
+    value = getattr(row, "id", None)
+    if value is None:
+        raise ValueError(f"{type(row).__name__} has no id yet: add and flush it first")
+    return int(value)
+
+
+def ids(rows: Iterable[SQLModel]) -> list[int]:
+    """The primary keys of stored rows, in order."""
+    return [pk(r) for r in rows]

@@ -169,19 +169,22 @@ def _spread(regime: RegimeView) -> str:
 def _analysis_sections(plan: PlanReport) -> list[str]:
     lines = ["## Suggested order", "",
              "Greedy by projected gain per effort day, recomputed after each pick; the tiers above stay the plan.", ""]
-    if plan.ordering.picks:
+    ordering = plan.ordering
+    if ordering is None:
+        return lines + ["Not computed.", ""]
+    if ordering.picks:
         lines += table(
             ["#", "Intervention", "Effort", "Gain then", "Per day", "Cumulative", "Band", "Team tier"],
             [[str(p.rank), f"{p.key} {p.title}", p.effort_text, p.gain_text, p.per_day_text, p.cumulative_text,
-              p.band, p.team_tier] for p in plan.ordering.picks],
+              p.band, p.team_tier] for p in ordering.picks],
             ["---:", "---", "---:", "---:", "---:", "---:", "---", "---"],
         )
     else:
         lines.append("Nothing left to order.")
     lines.append("")
-    lines += [f"- {inline(line)}." for line in plan.ordering.overlaps]
-    lines += [f"- Not placed: {inline(line)}." for line in plan.ordering.blocked]
-    if plan.ordering.overlaps or plan.ordering.blocked:
+    lines += [f"- {inline(line)}." for line in ordering.overlaps]
+    lines += [f"- Not placed: {inline(line)}." for line in ordering.blocked]
+    if ordering.overlaps or ordering.blocked:
         lines.append("")
     if plan.calibration and plan.calibration.rows:
         lines += ["## Calibration", ""]

@@ -117,7 +117,8 @@ def run_from_one_batch(record: dict, where: str, file: str) -> BenchmarkRun:
 def json_objects(text: str, file: str) -> list[tuple[object, int]]:
     """Every JSON value in the text, one after another (as --append-result writes them), with its line."""
     decoder = json.JSONDecoder()
-    values, index = [], 0
+    values: list[tuple[object, int]] = []
+    index = 0
     while True:
         while index < len(text) and text[index].isspace():
             index += 1

@@ -78,14 +78,16 @@ def bucket_kernels(summary: KernelSummary, rules=DEFAULT_RULES) -> Bucketing:
     """Assign each kernel to the bucket of the first rule that matches it, else to "other"."""
     compiled = compile_rules(rules)
     total = summary.gpu_time_us or 1.0
-    kernels, bucket_us, unmatched = [], {}, []
+    kernels: list[BucketedKernel] = []
+    bucket_us: dict[str, float] = {}
+    unmatched: list[str] = []
     for name, (time_us, count) in sorted(summary.kernels.items(), key=lambda kv: -kv[1][0]):
         bucket = next((b for regex, b in compiled if regex.search(name)), None)
         if bucket is None:
             bucket = OTHER_BUCKET
             unmatched.append(name)
         bucket_us[bucket] = bucket_us.get(bucket, 0.0) + time_us
-        kernels.append(BucketedKernel(name, bucket, time_us, count, time_us / total))
+        kernels.append(BucketedKernel(name, bucket, time_us, int(count), time_us / total))
     return Bucketing(kernels, bucket_us, unmatched, summary.gpu_time_us)
 
 

@@ -52,7 +52,7 @@ class KernelSummary:
 
     def merge(self, other: KernelSummary) -> None:
         for name, (total, count) in other.kernels.items():
-            self.add(name, total, count)
+            self.add(name, total, int(count))
         self.files += other.files
         self.devices += [d for d in other.devices if d not in self.devices]
         if other.gpu_span_us is not None:

@@ -16,7 +16,7 @@ import gzip
 import zlib
 from array import array
 from dataclasses import dataclass, field
-from typing import BinaryIO
+from typing import Any, BinaryIO, cast
 
 import ijson
 
@@ -99,10 +99,15 @@ class TraceColumns:
     events: int = 0
 
 
+def _args(event: dict[str, Any]) -> dict[str, Any]:
+    args = event.get("args")
+    return args if isinstance(args, dict) else {}
+
+
 def open_trace(raw: BinaryIO, on_progress=None):
     """The decompressed event stream of a .json or .json.gz trace, and its byte counter."""
     counted = CountingReader(raw, on_progress)
-    stream = gzip.GzipFile(fileobj=counted) if _peek(raw) == GZIP_MAGIC else counted
+    stream = gzip.GzipFile(fileobj=cast(BinaryIO, counted)) if _peek(raw) == GZIP_MAGIC else counted
     return stream, counted
 
 
@@ -145,7 +150,7 @@ def _keep(columns: TraceColumns, event: dict) -> None:
     if kind is not None:
         if not name or not isinstance(ts, int | float) or not isinstance(dur, int | float):
             raise ImportFileError(columns.file, f"event {columns.events}", "a GPU event needs a name, ts and dur")
-        args = event.get("args") if isinstance(event.get("args"), dict) else {}
+        args = _args(event)
         columns.gpu_ts.append(float(ts))
         columns.gpu_dur.append(float(dur))
         columns.gpu_name.append(columns.names.id(str(name)))
@@ -161,7 +166,7 @@ def _keep(columns: TraceColumns, event: dict) -> None:
         columns.host_name.append(columns.names.id(name))
         columns.host_tid.append(columns.names.id(f"tid:{event.get('pid')}:{event.get('tid')}"))
     elif category in RUNTIME_CATEGORIES:
-        args = event.get("args") if isinstance(event.get("args"), dict) else {}
+        args = _args(event)
         correlation = args.get("correlation")
         if correlation is None:
             return

@@ -270,7 +270,7 @@ def _pass_infos(names, gpu, pass_of, launch_key, exclude_first: int) -> list[Pas
     launch_pairs = np.unique(np.stack([inverse, launch_key[valid]]), axis=1)
     launches = np.bincount(launch_pairs[0], minlength=len(number))
     name_pairs, name_counts = np.unique(np.stack([inverse, gpu["name"][valid]]), axis=1, return_counts=True)
-    signatures = [Counter() for _ in number]
+    signatures: list[Counter[str]] = [Counter() for _ in number]
     for p, name_id, count in zip(name_pairs[0].tolist(), name_pairs[1].tolist(), name_counts.tolist(), strict=False):
         signatures[p][names[name_id]] = count
     similarity = [_similarity(s, signatures[-1]) for s in signatures]

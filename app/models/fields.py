@@ -52,7 +52,8 @@ def update_model(create: type[BaseModel], name: str) -> type[BaseModel]:
     for field_name, info in create.model_fields.items():
         copy = info._copy()  # keeps title, description and constraints
         copy.default, copy.default_factory = None, None
-        fields[field_name] = (info.annotation | None, copy)
+        annotation: Any = info.annotation
+        fields[field_name] = (annotation | None, copy)
     return create_model(name, __base__=BaseModel, __doc__=f"Changes to some fields of a {create.__name__}.",
                         **fields)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import StrEnum
 
 from pydantic import BaseModel
@@ -29,6 +30,25 @@ class MeasurementCreate(BaseModel):
     note: str = field("Note", default="", max_length=2000, placeholder="configuration, commit, flags")
     confirm: bool = field("Record it anyway: I checked the values flagged above", default=False,
                           help="record values the checks flag as unlikely (a 422 with confirmable: true)")
+
+
+class MeasurementPublic(BaseModel):
+    """A stored measurement, with the keys of the interventions it includes and its retraction, if any."""
+
+    id: int
+    regime: str
+    metric: str
+    value: float
+    unit: str
+    measured_at: datetime
+    provenance: str
+    source: str
+    note: str
+    kind: str
+    includes: list[str]
+    retracted_at: datetime | None
+    retracted_by: str
+    retraction_reason: str
 
 
 class RetractionCreate(BaseModel):

@@ -9,7 +9,8 @@ from app.planning.metrics import STEP_METRIC, THROUGHPUT_METRIC
 from app.planning.model import Campaign, Measurement, MeasurementKind, Regime
 
 
-def newest_baseline(measurements: Iterable[Measurement], regime: str, metric: str = THROUGHPUT_METRIC):
+def newest_baseline(measurements: Iterable[Measurement], regime: str, metric: str = THROUGHPUT_METRIC
+                    ) -> Measurement | None:
     """The newest baseline (not a gate check) of the regime and metric; retracted ones never reach the core."""
     found = [m for m in measurements if m.regime == regime and m.metric == metric and m.kind is MeasurementKind.BASELINE]
     return max(found, key=lambda m: m.measured_at) if found else None

@@ -13,11 +13,12 @@ scales each effect's log-speedup by. The same pairs set the scale of the model-e
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.planning.effects import apply_effect, magnitude, point_draw
 from app.planning.metrics import THROUGHPUT_METRIC
-from app.planning.model import Campaign, Measurement, Regime
+from app.planning.model import Campaign, Intervention, Measurement, Regime, need
 from app.planning.model_error import scale_from, sigma
 from app.planning.projection import ALREADY_IN_BASELINE, context_of, plan_order
 from app.planning.step import start_state
@@ -64,15 +65,17 @@ def calibrate(campaign: Campaign) -> CalibrationSummary:
     measured = [p for p in points if p.measured_gain is not None and abs(p.predicted_gain - 1) > 1e-9]
     if not measured:
         return CalibrationSummary(tuple(points), None, None)
-    bias = math.exp(sum(math.log(p.bias) for p in measured) / len(measured))
+    biases = [need(p.bias, "the measured gain") for p in measured]
+    bias = math.exp(sum(math.log(b) for b in biases) / len(measured))
     predicted_log = sum(math.log(p.predicted_gain) for p in measured)
-    realised = sum(math.log(p.measured_gain) for p in measured) / predicted_log if predicted_log else None
-    z = [math.log(p.bias) / p.predicted_sigma for p in measured if p.predicted_sigma > 0]
+    realised = (sum(math.log(need(p.measured_gain, "the measured gain")) for p in measured) / predicted_log
+                if predicted_log else None)
+    z = [math.log(b) / p.predicted_sigma for b, p in zip(biases, measured, strict=True) if p.predicted_sigma > 0]
     scale, used = scale_from(z)
     return CalibrationSummary(tuple(points), bias, realised, scale, used)
 
 
-def predicted_gain(interventions, regime: Regime, campaign: Campaign) -> tuple[float, float]:
+def predicted_gain(interventions: Iterable[Intervention], regime: Regime, campaign: Campaign) -> tuple[float, float]:
     """The gain a token the interventions' likely effects give on the regime's profile alone, and its model sigma."""
     state = start_state(regime.profile)
     context = context_of(regime, campaign)
@@ -107,7 +110,7 @@ def _waiting(campaign: Campaign) -> list[CalibrationPoint]:
     return out
 
 
-def _pairs(measurements, regime_name: str) -> list[tuple[Measurement, Measurement]]:
+def _pairs(measurements: Iterable[Measurement], regime_name: str) -> list[tuple[Measurement, Measurement]]:
     series = sorted(
         (m for m in measurements if m.regime == regime_name and m.metric == THROUGHPUT_METRIC and m.value > 0),
         key=lambda m: m.measured_at,

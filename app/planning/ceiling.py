@@ -13,6 +13,7 @@ FLOP/s at a stated scaling efficiency.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from app.planning.model import PlanningError
 
@@ -150,6 +151,6 @@ class StepFloor:
         """A step verifying g drafts a sequence over a plain step, as the floors see it (>= 1)."""
         return self.floor_ms(draft_tokens + 1) / self.floor_ms(1)
 
-    def ceiling_tok_s(self, tokens_per_step=1.0, verify_tokens: int = 1):
+    def ceiling_tok_s(self, tokens_per_step: Any = 1.0, verify_tokens: int = 1) -> Any:
         """Throughput cap when a step yields `tokens_per_step` a sequence with `verify_tokens` in flight."""
         return self.concurrency * tokens_per_step / self.floor_ms(verify_tokens) * 1000

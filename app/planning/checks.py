@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from app.planning.baselines import newest_baseline
 from app.planning.gates import holds
 from app.planning.metrics import METRICS, THROUGHPUT_METRIC
-from app.planning.model import Campaign, EffectKind, MeasurementKind, Status
+from app.planning.model import Campaign, EffectKind, MeasurementKind, Status, need
 
 ABSURD_FACTOR = 10.0
 FUTURE_TOLERANCE = timedelta(days=1)
@@ -75,7 +75,7 @@ def _ceiling(reading: Reading, campaign: Campaign) -> list[Problem]:
     if ceiling is None:
         return []
     drafts = [
-        e.spec.draft_tokens for i in campaign.interventions if i.key in reading.includes
+        need(e.spec, "the speculative decoding").draft_tokens for i in campaign.interventions if i.key in reading.includes
         for e in i.effects if e.kind is EffectKind.SPEC_DECODE and e.applies_to(reading.regime)
     ]
     if drafts and floor is not None:  # every draft accepted: g + 1 tokens a step at the cost of verifying them

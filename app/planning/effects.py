@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from app.planning.ceiling import StepFloor
-from app.planning.model import Effect, EffectKind, SpecDecode, ThreePoint
-from app.planning.step import HOST_BUCKET, StepState, maximum
+from app.planning.model import Effect, EffectKind, SpecDecode, ThreePoint, need
+from app.planning.step import HOST_BUCKET, StepState, Value, maximum
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class RegimeContext:
     floor: StepFloor | None = None
 
 
-def spec_expected_tokens(acceptance, draft_tokens: int):
+def spec_expected_tokens(acceptance: Value, draft_tokens: int) -> Value:
     """Expected tokens per verification step, E = (1 - a^(g+1)) / (1 - a); g + 1 when a = 1."""
     a = np.asarray(acceptance, dtype=float)
     near_one = np.isclose(a, 1.0)
@@ -52,19 +52,21 @@ def spec_expected_tokens_from_positions(per_position: tuple[float, ...]) -> floa
     return 1.0 + float(sum(per_position))
 
 
-def spec_step_cost(draft_tokens: int, draft_cost):
+def spec_step_cost(draft_tokens: int, draft_cost: Value) -> Value:
     """Cost of a draft-and-verify step relative to a plain step: 1 + g c."""
     return 1.0 + draft_tokens * draft_cost
 
 
-def spec_tokens(spec: SpecDecode, acceptance=None):
+def spec_tokens(spec: SpecDecode, acceptance: Value = None) -> Value:
     """E for the given (or likely) acceptance."""
     if spec.per_position:
         return spec_expected_tokens_from_positions(spec.per_position)
-    return spec_expected_tokens(spec.acceptance.likely if acceptance is None else acceptance, spec.draft_tokens)
+    if acceptance is None:
+        acceptance = need(spec.acceptance, "the acceptance rate").likely
+    return spec_expected_tokens(acceptance, spec.draft_tokens)
 
 
-def spec_cost(spec: SpecDecode, draft_cost=None, floor: StepFloor | None = None):
+def spec_cost(spec: SpecDecode, draft_cost: Value = None, floor: StepFloor | None = None) -> Value:
     """The draft-and-verify step over a plain one: 1 + g c with a draft cost, else the hardware model's ratio."""
     if spec.draft_cost is not None:
         return spec_step_cost(spec.draft_tokens, spec.draft_cost.likely if draft_cost is None else draft_cost)
@@ -73,7 +75,8 @@ def spec_cost(spec: SpecDecode, draft_cost=None, floor: StepFloor | None = None)
     return None
 
 
-def spec_speedup(spec: SpecDecode, acceptance=None, draft_cost=None, floor: StepFloor | None = None):
+def spec_speedup(spec: SpecDecode, acceptance: Value = None, draft_cost: Value = None,
+                 floor: StepFloor | None = None) -> Value:
     """E / step cost for the given (or likely) acceptance and draft cost; None without a cost to go on."""
     cost = spec_cost(spec, draft_cost, floor)
     return None if cost is None else spec_tokens(spec, acceptance) / cost
@@ -82,19 +85,20 @@ def spec_speedup(spec: SpecDecode, acceptance=None, draft_cost=None, floor: Step
 def three_points(effect: Effect) -> dict[str, ThreePoint]:
     """The uncertain inputs of an effect, by EffectDraw field name."""
     if effect.kind is EffectKind.TIME_SAVED:
-        return {"saved_ms": effect.saved_ms}
+        return {"saved_ms": need(effect.saved_ms, "the time saved")}
     if effect.kind is EffectKind.LAUNCH_OVERHEAD:
-        return {"removed": effect.removed}
+        return {"removed": need(effect.removed, "the share removed")}
     if effect.kind is EffectKind.LAUNCH_COUNT:
-        return {"launches": effect.launches}
+        return {"launches": need(effect.launches, "the launches changed")}
     if effect.kind is EffectKind.SPEC_DECODE:
+        spec = need(effect.spec, "the speculative decoding")
         points = {}
-        if effect.spec.draft_cost is not None:
-            points["draft_cost"] = effect.spec.draft_cost
-        if not effect.spec.per_position:
-            points["acceptance"] = effect.spec.acceptance
+        if spec.draft_cost is not None:
+            points["draft_cost"] = spec.draft_cost
+        if not spec.per_position:
+            points["acceptance"] = need(spec.acceptance, "the acceptance rate")
         return points
-    return {"speedup": effect.speedup}
+    return {"speedup": need(effect.speedup, "the speedup")}
 
 
 def point_draw(effect: Effect, pick: str = "likely") -> EffectDraw:
@@ -108,20 +112,20 @@ def apply_effect(effect: Effect, draw: EffectDraw, state: StepState, regime: Reg
         return None
     kind = effect.kind
     if kind is EffectKind.BUCKET:
-        return _speed_up_bucket(state, effect.bucket, draw.speedup)
+        return _speed_up_bucket(state, need(effect.bucket, "the bucket"), draw.speedup)
     if kind is EffectKind.STEP:
         _scale_all(state, 1 / draw.speedup)
         return None
     if kind is EffectKind.TIME_SAVED:
         return _save_time(state, effect.bucket, draw.saved_ms, regime.step_ms)
     if kind is EffectKind.SPEC_DECODE:
-        return _spec_decode(state, effect.spec, draw, regime.floor)
+        return _spec_decode(state, need(effect.spec, "the speculative decoding"), draw, regime.floor)
     if kind is EffectKind.LAUNCH_OVERHEAD:
         return _remove_launch_overhead(state, draw.removed)
     return _change_launches(state, draw.launches)
 
 
-def _speed_up_bucket(state: StepState, bucket: str, speedup) -> str | None:
+def _speed_up_bucket(state: StepState, bucket: str, speedup: Value) -> str | None:
     if bucket in state.buckets:
         state.buckets[bucket] = state.buckets[bucket] / speedup
         return None
@@ -132,7 +136,7 @@ def _speed_up_bucket(state: StepState, bucket: str, speedup) -> str | None:
     return f"the profile has no {bucket!r} bucket"
 
 
-def _scale_all(state: StepState, factor) -> None:
+def _scale_all(state: StepState, factor: Value) -> None:
     for bucket in state.buckets:
         state.buckets[bucket] = state.buckets[bucket] * factor
     if state.launch is not None:
@@ -141,7 +145,7 @@ def _scale_all(state: StepState, factor) -> None:
         state.launch.gap = state.launch.gap * factor
 
 
-def _save_time(state: StepState, bucket: str | None, saved_ms, step_ms: float | None) -> str | None:
+def _save_time(state: StepState, bucket: str | None, saved_ms: Value, step_ms: float | None) -> str | None:
     if step_ms is None:
         return "no baseline throughput to turn milliseconds into a share of the step"
     saved = saved_ms / step_ms
@@ -161,7 +165,7 @@ def _save_time(state: StepState, bucket: str | None, saved_ms, step_ms: float | 
     return f"the profile has no {bucket!r} bucket"
 
 
-def _ratio(top, bottom):
+def _ratio(top: Value, bottom: Value) -> Value:
     if isinstance(bottom, np.ndarray):
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(bottom > 0, top / np.maximum(bottom, 1e-300), 0.0)
@@ -188,7 +192,7 @@ def _spec_decode(state: StepState, spec: SpecDecode, draw: EffectDraw, floor: St
     return None
 
 
-def _remove_launch_overhead(state: StepState, removed) -> str | None:
+def _remove_launch_overhead(state: StepState, removed: Value) -> str | None:
     if state.launch is not None:
         state.launch.host_factor = state.launch.host_factor * (1 - removed)
         return None
@@ -199,7 +203,7 @@ def _remove_launch_overhead(state: StepState, removed) -> str | None:
     return "the profile has no launch counts and no host_overhead share (import a trace of this regime)"
 
 
-def _change_launches(state: StepState, launches) -> str | None:
+def _change_launches(state: StepState, launches: Value) -> str | None:
     launch = state.launch
     if launch is None:
         return "the profile has no launch counts (import a trace of this regime)"
@@ -210,11 +214,12 @@ def _change_launches(state: StepState, launches) -> str | None:
     return None
 
 
-def magnitude(effect: Effect, draw: EffectDraw, before, after, floor: StepFloor | None = None):
+def magnitude(effect: Effect, draw: EffectDraw, before: Value, after: Value, floor: StepFloor | None = None) -> Value:
     """How far an effect moves the step: |ln| of the per-token step change (spec decoding: |ln E| + |ln cost|)."""
     if effect.kind is EffectKind.SPEC_DECODE:
-        cost = spec_cost(effect.spec, draw.draft_cost, floor)
-        tokens = spec_tokens(effect.spec, draw.acceptance)
+        spec = need(effect.spec, "the speculative decoding")
+        cost = spec_cost(spec, draw.draft_cost, floor)
+        tokens = spec_tokens(spec, draw.acceptance)
         if cost is None:
             return 0.0
         return np.abs(np.log(tokens)) + np.abs(np.log(cost))

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 SHARE_TOLERANCE = 1e-6
 OTHER_BUCKET = "other"
@@ -14,6 +14,16 @@ OTHER_BUCKET = "other"
 
 class PlanningError(ValueError):
     """Inputs the planning core cannot compute from (the message says which)."""
+
+
+T = TypeVar("T")
+
+
+def need(value: T | None, what: str) -> T:
+    """`value`, which the kind of its row makes required; PlanningError if it is missing."""
+    if value is None:
+        raise PlanningError(f"{what} is missing")
+    return value
 
 
 class Provenance(StrEnum):
@@ -279,5 +289,6 @@ class Campaign:
     def ceiling_of(self, regime_name: str) -> float | None:
         return dict(self.ceilings_tok_s).get(regime_name)
 
-    def floor_of(self, regime_name: str):
+    def floor_of(self, regime_name: str) -> Any:
+        """The regime's ceiling.StepFloor, or None without specs."""
         return dict(self.floors).get(regime_name)

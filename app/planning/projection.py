@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from app.planning.effects import RegimeContext, apply_effect, calibrated, point_draw
 from app.planning.model import Campaign, Intervention, Regime, Status, Tier
@@ -111,7 +112,7 @@ def counts(intervention: Intervention, regime: Regime) -> bool:
     return intervention.status is not Status.REJECTED and intervention.key not in regime.includes
 
 
-def cap_tok_s(campaign: Campaign, regime: Regime, state: StepState):
+def cap_tok_s(campaign: Campaign, regime: Regime, state: StepState) -> Any:
     """The throughput cap for the state: the hardware floor on the step, for the tokens it yields and verifies."""
     floor = campaign.floor_of(regime.name)
     if floor is not None:
@@ -175,7 +176,7 @@ def project_regime(regime: Regime, campaign: Campaign, pick: str = "likely") -> 
     )
 
 
-def _snapshot(tier_key, state: StepState, regime: Regime, campaign: Campaign, applied: tuple[str, ...]) -> Step:
+def _snapshot(tier_key: str | None, state: StepState, regime: Regime, campaign: Campaign, applied: tuple[str, ...]) -> Step:
     step_rel = float(state.step())
     tokens = float(state.tokens)
     shares = tuple((b, float(s)) for b, s in state.shares().items()) if step_rel > 0 else ()

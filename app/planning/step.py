@@ -35,7 +35,11 @@ HOST_COST_PRIOR_US = 5.0  # per launch, when a GPU-bound trace cannot show it (a
 GPU_GAP_PRIOR_US = 0.5
 
 
-def maximum(a, b):
+Value = Any  # a float (a point) or a numpy array (samples)
+
+
+def maximum(a: Value, b: Value) -> Value:
+    """The larger of two points, or the element-wise larger of samples."""
     return np.maximum(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else max(a, b)
 
 
@@ -48,7 +52,7 @@ class LaunchState:
     gap: Any  # r: GPU time the GPU itself spends before each item (relative)
     host_factor: Any = 1.0  # share of the per-launch host cost left (CUDA graphs lower it)
 
-    def host(self):
+    def host(self) -> Value:
         return self.host_launches * self.host_cost * self.host_factor + self.host_fixed
 
 
@@ -62,16 +66,16 @@ class StepState:
     verify_tokens: int = 1  # tokens each sequence has in flight a step (g + 1 when verifying drafts)
     notes: list[str] = field(default_factory=list)
 
-    def gpu(self):
+    def gpu(self) -> Value:
         return sum(self.buckets.values())
 
-    def step(self):
+    def step(self) -> Value:
         """The step time (relative to the baseline step)."""
         if self.launch is None:
             return self.gpu()
         return maximum(self.launch.host(), self.gpu() + self.launch.gpu_items * self.launch.gap)
 
-    def per_token(self):
+    def per_token(self) -> Value:
         return self.step() / self.tokens
 
     def shares(self) -> dict[str, Any]:
@@ -88,7 +92,7 @@ class StepState:
 
     def broadcast(self, samples: int) -> StepState:
         """The same state as arrays of `samples` equal values (the Monte Carlo's start)."""
-        def full(v):
+        def full(v: Any) -> Any:
             return np.full(samples, float(v))
         launch = None
         if self.launch is not None:

@@ -9,12 +9,13 @@ the hardware ceiling. A candidate waits until its prerequisites are picked.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from app.planning.effects import apply_effect, point_draw
-from app.planning.model import Campaign, EffectKind, Intervention, Status
+from app.planning.effects import EffectDraw, RegimeContext, apply_effect, point_draw
+from app.planning.model import Campaign, EffectKind, Intervention, Regime, Status
 from app.planning.projection import ALREADY_IN_BASELINE, cap_tok_s, context_of
-from app.planning.step import start_state
+from app.planning.step import StepState, start_state
 
 MIN_EFFORT_DAYS = 0.1  # a zero-day estimate must not make the gain per day infinite
 EFFORT_BANDS = ((5.0, "A", "days"), (30.0, "B", "weeks"), (math.inf, "C", "months"))
@@ -44,7 +45,7 @@ def effort_band(effort_days: float) -> tuple[str, str]:
     return next((letter, label) for limit, letter, label in EFFORT_BANDS if effort_days <= limit)
 
 
-def same_bucket_overlaps(interventions) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def same_bucket_overlaps(interventions: Iterable[Intervention]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """Buckets that two or more live interventions speed up: their gains multiply on that bucket, they do not add."""
     by_bucket: dict[str, list[str]] = {}
     for intervention in interventions:
@@ -99,9 +100,12 @@ def suggest_order(campaign: Campaign) -> Ordering:
     return Ordering(picks=tuple(picked), overlaps=same_bucket_overlaps(campaign.interventions), blocked=blocked)
 
 
-def _score(intervention: Intervention, draws, regimes, states, contexts, campaign: Campaign):
+def _score(intervention: Intervention, draws: list[EffectDraw], regimes: Iterable[Regime],
+           states: dict[str, StepState], contexts: dict[str, RegimeContext], campaign: Campaign
+           ) -> tuple[float, dict[str, StepState]]:
     """Mean log-throughput gain over regimes if this intervention came next, and the states it leaves."""
-    new_states, log_gains = {}, []
+    new_states: dict[str, StepState] = {}
+    log_gains: list[float] = []
     for regime in regimes:
         before = states[regime.name]
         after = before.copy()
@@ -113,8 +117,8 @@ def _score(intervention: Intervention, draws, regimes, states, contexts, campaig
     return (sum(log_gains) / len(log_gains) if log_gains else 0.0), new_states
 
 
-def _tok_s(regime, state, campaign: Campaign) -> float:
-    tok_s = regime.baseline_tok_s * float(state.tokens) / max(float(state.step()), 1e-12)
+def _tok_s(regime: Regime, state: StepState, campaign: Campaign) -> float:
+    tok_s = float(regime.baseline_tok_s or 0) * float(state.tokens) / max(float(state.step()), 1e-12)
     cap = cap_tok_s(campaign, regime, state)
     return min(tok_s, float(cap)) if cap else tok_s
 

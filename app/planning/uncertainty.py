@@ -13,14 +13,15 @@ the model gets wrong; the share of each in the band is reported.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from app.planning.effects import EffectDraw, apply_effect, calibrated, magnitude, three_points
-from app.planning.model import Campaign, Intervention, Status, ThreePoint
+from app.planning.effects import EffectDraw, RegimeContext, apply_effect, calibrated, magnitude, three_points
+from app.planning.model import Campaign, Intervention, Regime, Status, ThreePoint
 from app.planning.model_error import sigma
 from app.planning.projection import cap_tok_s, context_of, counts, plan_order
-from app.planning.step import start_state
+from app.planning.step import StepState, start_state
 
 PERT_SHAPE = 4.0
 DEFAULT_SAMPLES = 10_000
@@ -65,11 +66,12 @@ def pert(estimate: ThreePoint, rng: np.random.Generator, samples: int) -> np.nda
     return low + (high - low) * rng.beta(alpha, beta, samples)
 
 
-def draw_effects(intervention: Intervention, rng: np.random.Generator, samples: int, realised: float | None):
+def draw_effects(intervention: Intervention, rng: np.random.Generator, samples: int, realised: float | None
+                 ) -> list[EffectDraw]:
     """One EffectDraw of arrays for each effect of the intervention (inputs drawn in name order)."""
     draws = []
     for effect in intervention.effects:
-        values = {name: pert(tp, rng, samples) for name, tp in sorted(three_points(effect).items())}
+        values: dict[str, Any] = {name: pert(tp, rng, samples) for name, tp in sorted(three_points(effect).items())}
         draws.append(calibrated(effect, EffectDraw(**values), realised))
     return draws
 
@@ -113,7 +115,8 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
     )
 
 
-def _apply(intervention, draws, noise, state, context, error, scale: float) -> None:
+def _apply(intervention: Intervention, draws: list[EffectDraw], noise: Any, state: StepState,
+           context: RegimeContext, error: Any, scale: float) -> None:
     before = None
     for effect, draw, z in zip(intervention.effects, draws, noise, strict=False):
         if not effect.applies_to(context.name):
@@ -125,7 +128,8 @@ def _apply(intervention, draws, noise, state, context, error, scale: float) -> N
             before = after
 
 
-def _distribution(tier_key, state, error, regime, campaign) -> TierDistribution:
+def _distribution(tier_key: str, state: StepState, error: Any, regime: Regime, campaign: Campaign
+                  ) -> TierDistribution:
     if not regime.baseline_tok_s:
         return TierDistribution(tier_key, None, None, None, None)
     with np.errstate(divide="ignore"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlmodel import Session
+from sqlmodel import Session, SQLModel
 
 from app.db import repo
 from app.db.tables import (
@@ -26,6 +26,7 @@ from app.db.tables import (
     ProfileShare,
     Regime,
     Tier,
+    pk,
 )
 from app.services.presets import GPU_PRESETS, MODEL_PRESETS
 
@@ -132,7 +133,7 @@ def _effect_columns(values) -> dict:
     return columns
 
 
-def _specs(campaign_id: int) -> list:
+def _specs(campaign_id: int) -> list[SQLModel]:
     gpu, model = GPU_PRESETS["rtx-pro-6000"], MODEL_PRESETS["deepseek-v4-flash"]
     hardware = HardwareSpec(
         campaign_id=campaign_id, name=gpu.name, count=DECODE_GPUS, scaling_efficiency=0.8, provenance="reported",
@@ -167,7 +168,7 @@ def load_demo(session: Session, *, now: datetime) -> Campaign:
     regimes = {}
     for position, (name, concurrency, baseline) in enumerate(REGIMES):
         regime = Regime(
-            campaign_id=campaign.id, name=name, position=position, concurrency=concurrency,
+            campaign_id=pk(campaign), name=name, position=position, concurrency=concurrency,
             input_tokens=1024, output_tokens=256, workload_provenance="assumed",
             target_tok_s=TARGET_TOK_S, target_provenance="reported",
             notes="DOMAIN.md gives the concurrency; the input and output lengths are assumed.",
@@ -176,19 +177,19 @@ def load_demo(session: Session, *, now: datetime) -> Campaign:
         session.flush()
         regimes[name] = regime
         session.add(Measurement(
-            regime_id=regime.id, metric="output_tok_s", value=baseline, unit="tok/s",
+            regime_id=pk(regime), metric="output_tok_s", value=baseline, unit="tok/s",
             measured_at=BASELINE_AT, provenance="reported", source="DOMAIN.md baseline",
             note="SGLang June checkout",
         ))
         source, shares = PROFILES[name]
-        profile = Profile(regime_id=regime.id, source=source, created_at=BASELINE_AT)
+        profile = Profile(regime_id=pk(regime), source=source, created_at=BASELINE_AT)
         session.add(profile)
         session.flush()
         for bucket, share, provenance in shares:
-            session.add(ProfileShare(profile_id=profile.id, bucket=bucket, share=share, provenance=provenance))
+            session.add(ProfileShare(profile_id=pk(profile), bucket=bucket, share=share, provenance=provenance))
     tiers = {}
     for position, (key, name, description, started_at) in enumerate(TIERS):
-        tier = Tier(campaign_id=campaign.id, key=key, name=name, position=position,
+        tier = Tier(campaign_id=pk(campaign), key=key, name=name, position=position,
                     description=description, started_at=started_at)
         session.add(tier)
         session.flush()
@@ -197,7 +198,7 @@ def load_demo(session: Session, *, now: datetime) -> Campaign:
         INTERVENTIONS
     ):
         intervention = Intervention(
-            campaign_id=campaign.id, tier_id=tiers[tier_key].id, key=key, title=title,
+            campaign_id=pk(campaign), tier_id=pk(tiers[tier_key]), key=key, title=title,
             description=description, links=links, position=position,
             effort_low_days=effort[0], effort_likely_days=effort[1], effort_high_days=effort[2],
             effort_provenance=effort_prov, status=status,
@@ -205,20 +206,20 @@ def load_demo(session: Session, *, now: datetime) -> Campaign:
         )
         session.add(intervention)
         session.flush()
-        for kind, bucket, values, names, provenance, note in effects:
-            effect = Effect(intervention_id=intervention.id, kind=kind, bucket=bucket, provenance=provenance,
+        for kind, effect_bucket, values, names, provenance, note in effects:
+            effect = Effect(intervention_id=pk(intervention), kind=kind, bucket=effect_bucket, provenance=provenance,
                             note=note, **_effect_columns(values))
             session.add(effect)
             session.flush()
             for regime_name in names:
-                session.add(EffectRegime(effect_id=effect.id, regime_id=regimes[regime_name].id))
-    by_key = {i.key: i for i in repo.interventions_of(session, campaign_id=campaign.id)}
+                session.add(EffectRegime(effect_id=pk(effect), regime_id=pk(regimes[regime_name])))
+    by_key = {i.key: i for i in repo.interventions_of(session, campaign_id=pk(campaign))}
     for key, requires in PREREQUISITES:
-        session.add(Prerequisite(intervention_id=by_key[key].id, requires_id=by_key[requires].id))
-    session.add_all(_specs(campaign.id))
+        session.add(Prerequisite(intervention_id=pk(by_key[key]), requires_id=pk(by_key[requires])))
+    session.add_all(_specs(pk(campaign)))
     for tier_key, regime_name, metric, comparator, threshold, provenance in GATES:
         session.add(Gate(
-            tier_id=tiers[tier_key].id, regime_id=regimes[regime_name].id, metric=metric,
+            tier_id=pk(tiers[tier_key]), regime_id=pk(regimes[regime_name]), metric=metric,
             comparator=comparator, threshold=threshold, provenance=provenance,
         ))
     session.commit()

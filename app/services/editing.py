@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from sqlmodel import Session, SQLModel
 
 from app.db import links, repo
-from app.db.tables import Campaign, Gate, Intervention, Regime, Tier
+from app.db.tables import Campaign, Gate, Intervention, Regime, Tier, pk
 from app.models import plan_rows as m
 from app.models.fields import Options, check_options, form_fields, parse_form, plain_values, validated
 from app.planning.model import Status
@@ -193,7 +193,7 @@ def _intervention_options_of(session: Session, campaign_id: int) -> Options:
 
 
 def _intervention_current(session: Session, row: Intervention) -> dict[str, Any]:
-    return {"prerequisite_ids": repo.prerequisites_of(session, intervention_ids=[row.id])[row.id]}
+    return {"prerequisite_ids": repo.prerequisites_of(session, intervention_ids=[pk(row)])[pk(row)]}
 
 
 def _intervention_apply(session, campaign_id, row, values, now):

@@ -10,7 +10,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.db import links, repo
-from app.db.tables import Effect, Intervention, Profile, ProfileShare, Regime
+from app.db.tables import Effect, Intervention, Profile, ProfileShare, Regime, pk
 from app.models.effects import (
     KIND_INPUTS,
     POINTS,
@@ -41,7 +41,7 @@ def _effect_options(session: Session, campaign_id: int) -> Options:
 
 
 def _effect_current(session: Session, row: Effect) -> dict[str, Any]:
-    return {"regime_ids": repo.effect_regime_ids(session, effect_ids=[row.id])[row.id],
+    return {"regime_ids": repo.effect_regime_ids(session, effect_ids=[pk(row)])[pk(row)],
             "bucket": row.bucket}
 
 
@@ -131,10 +131,10 @@ LINE = re.compile(r"^\s*(?P<bucket>[^\s:=,]+)\s*[:=,]?\s*(?P<share>[-+0-9.eE]+)\
 
 
 def profile_initial(session: Session, regime: Regime) -> dict[str, Any]:
-    profile = repo.newest_profiles(session, regime_ids=[regime.id]).get(regime.id)
+    profile = repo.newest_profiles(session, regime_ids=[pk(regime)]).get(pk(regime))
     if profile is None:
         return {"shares": "", "source": ""}
-    shares = repo.shares_of(session, profile_ids=[profile.id])[profile.id]
+    shares = repo.shares_of(session, profile_ids=[pk(profile)])[pk(profile)]
     return {
         "shares": "\n".join(f"{s.bucket} {plain(s.share * 100)}% {s.provenance}" for s in shares),
         "source": profile.source,
@@ -189,10 +189,10 @@ def store_profile(session: Session, regime: Regime, values: ProfileCreate, *, no
         else:
             bucket, share, provenance = shares[other]
             shares[other] = (bucket, share + remainder, provenance)
-    profile = Profile(regime_id=regime.id, source=values.source or "form", created_at=now)
+    profile = Profile(regime_id=pk(regime), source=values.source or "form", created_at=now)
     session.add(profile)
     session.flush()
     for bucket, share, provenance in shares:
-        session.add(ProfileShare(profile_id=profile.id, bucket=bucket, share=share, provenance=provenance))
+        session.add(ProfileShare(profile_id=pk(profile), bucket=bucket, share=share, provenance=provenance))
     session.commit()
     return profile

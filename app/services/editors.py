@@ -7,6 +7,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.db import repo
+from app.db.tables import ids, pk
 from app.services.editing import (
     CAMPAIGN_EDITOR,
     GATE_EDITOR,
@@ -41,7 +42,7 @@ def rows_of(session: Session, editor: Editor, campaign_id: int) -> list[Any]:
     if editor.kind == "interventions":
         return interventions
     if editor.kind == "effects":
-        return repo.effects_of(session, intervention_ids=[i.id for i in interventions])
+        return repo.effects_of(session, intervention_ids=ids(interventions))
     if editor.kind == "gates":
-        return repo.gates_of(session, tier_ids=[t.id for t in repo.tiers_of(session, campaign_id=campaign_id)])
+        return repo.gates_of(session, tier_ids=[pk(t) for t in repo.tiers_of(session, campaign_id=campaign_id)])
     raise NotFound(f"no list of {editor.kind}")

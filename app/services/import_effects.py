@@ -6,10 +6,12 @@ import re
 from dataclasses import replace
 
 from app.db.repo import CampaignRows
+from app.db.tables import pk
 from app.planning import model as core
 from app.planning.baselines import newest_baseline, with_measurements
 from app.planning.gates import evaluate_gates
 from app.planning.metrics import STEP_METRIC, THROUGHPUT_METRIC
+from app.planning.model import need
 from app.planning.projection import project_regime
 from app.views import formatting as fmt
 
@@ -72,7 +74,7 @@ def measurement_consequences(campaign: core.Campaign, added: list[core.Measureme
             if new.step_ms and any(m.metric == STEP_METRIC for m in mine):
                 lines.append(f"its mean TPOT, {fmt.number(new.step_ms, 'ms')}, becomes the {regime.name} step time")
         else:
-            current = newest_baseline(campaign.measurements, regime.name)
+            current = need(newest_baseline(campaign.measurements, regime.name), "the current baseline")
             lines.append(f"older than the {regime.name} baseline of {fmt.date(current.measured_at)} "
                          f"({fmt.tok_s(current.value)}): recorded in the history, the baseline stays")
     lines += _gate_changes(campaign, after)
@@ -96,7 +98,7 @@ def profile_consequences(rows: CampaignRows, campaign: core.Campaign, regime_nam
     """The profile it replaces, what each effect on a bucket would then act on, and the projection it moves."""
     regime_row = next(r for r in rows.regimes if r.name == regime_name)
     regime = next(r for r in campaign.regimes if r.name == regime_name)
-    old_row = rows.profiles.get(regime_row.id)
+    old_row = rows.profiles.get(pk(regime_row))
     lines = []
     if old_row is None:
         lines.append(f"becomes the first profile of {regime_name}")

@@ -8,7 +8,7 @@ from pathlib import Path
 from sqlmodel import Session
 
 from app.db import repo
-from app.db.tables import Regime
+from app.db.tables import Regime, pk
 from app.importers import detect as formats
 from app.importers.buckets import bucket_kernels, step_shares
 from app.importers.errors import ImportFileError
@@ -50,7 +50,7 @@ class ProfileDraft:
         """One line for the stored profile: how the trace was split and what was kept."""
         if not self.passes:
             return ""
-        roles = {}
+        roles: dict[str, list[str]] = {}
         for p in self.passes:
             roles.setdefault(p["role"], []).append(str(p["number"]))
         kept = ", ".join(f"{role} {'/'.join(numbers)}" for role, numbers in roles.items())
@@ -147,7 +147,7 @@ def read_text(info) -> str:
 
 def measured_step_ms(session: Session, regime: Regime) -> tuple[float | None, str]:
     """The regime's step time from its newest baseline TPOT, else from its newest baseline throughput and concurrency."""
-    history = [m for m in repo.measurements_of(session, regime_ids=[regime.id])
+    history = [m for m in repo.measurements_of(session, regime_ids=[pk(regime)])
                if m.retracted_at is None and m.kind == "baseline"]
     tpot = next((m for m in history if m.metric == STEP_METRIC), None)
     if tpot is not None:

@@ -12,7 +12,7 @@ from sqlmodel import Session
 
 from app.db import links, repo
 from app.db.mappers import to_core_profile
-from app.db.tables import ImportRecord, Measurement, MeasurementInclude, Profile, ProfileShare, Regime
+from app.db.tables import ImportRecord, Measurement, MeasurementInclude, Profile, ProfileShare, Regime, pk
 from app.importers import detect as formats
 from app.importers.benchmarks import parse_console, parse_results_json
 from app.importers.buckets import DEFAULT_RULES
@@ -161,7 +161,7 @@ def _measurement_preview(session, rows, infos, options: ImportOptions, regimes: 
         parsed = parse_console(text, info.name) if info.format == formats.CONSOLE else parse_results_json(text, info.name)
         for run in parsed:
             runs.append(run)
-            regime = options.regime or by_concurrency.get(run.concurrency)
+            regime = options.regime or (by_concurrency.get(run.concurrency) if run.concurrency is not None else None)
             if regime is None:
                 load = f"concurrency {run.concurrency}" if run.concurrency else f"open loop at {run.request_rate} req/s"
                 preview.problems.append(
@@ -236,7 +236,8 @@ def _profile_preview(rows, infos, draft: ProfileDraft) -> Preview:
 def _core_profile(draft: ProfileDraft) -> core.Profile:
     row = Profile(regime_id=0, created_at=datetime.now(UTC), step_ms=draft.step_ms, gpu_items=draft.gpu_items,
                   host_launches=draft.host_launches, gpu_gap_us=draft.gpu_gap_us, gap_measured=draft.gap_measured)
-    return to_core_profile(row, [ProfileShare(profile_id=0, bucket=b, share=s) for b, s in draft.shares])
+    return core.need(to_core_profile(row, [ProfileShare(profile_id=0, bucket=b, share=s) for b, s in draft.shares]),
+                     "the profile")
 
 
 def import_options(values: ImportOptionsForm) -> ImportOptions:
@@ -318,7 +319,7 @@ def _settle(session, campaign_id: int, preview: Preview, *, now, measured_at, co
 
 def _write_measurements(session, campaign_id: int, preview: Preview, records, regimes, confirmations) -> None:
     by_file = {f.name: r for f, r in zip(preview.files, records, strict=False)}
-    by_key = {i.key: i.id for i in repo.interventions_of(session, campaign_id=campaign_id)}
+    by_key = {i.key: pk(i) for i in repo.interventions_of(session, campaign_id=campaign_id)}
     for row, confirmed in zip(preview.measurements, confirmations, strict=False):
         record = by_file[row.where.split(", ")[0]]
         measurement = Measurement(
@@ -329,14 +330,14 @@ def _write_measurements(session, campaign_id: int, preview: Preview, records, re
         )
         session.add(measurement)
         session.flush()
-        session.add_all(MeasurementInclude(measurement_id=measurement.id, intervention_id=by_key[k])
+        session.add_all(MeasurementInclude(measurement_id=pk(measurement), intervention_id=by_key[k])
                         for k in row.includes if k in by_key)
 
 
 def _write_profile(session, preview: Preview, record: ImportRecord, regimes, now: datetime) -> None:
-    draft = preview.draft
+    draft = core.need(preview.draft, "the previewed profile")
     profile = Profile(
-        regime_id=regimes[preview.regime].id, created_at=now, import_id=record.id,
+        regime_id=pk(regimes[preview.regime]), created_at=now, import_id=record.id,
         source=f"import of {', '.join(f.name for f in preview.files)}: {preview.how}"[:300],
         step_ms=draft.step_ms if draft.gpu_items else None, gpu_items=draft.gpu_items,
         host_launches=draft.host_launches, gpu_gap_us=draft.gpu_gap_us, gap_measured=draft.gap_measured,
@@ -345,7 +346,7 @@ def _write_profile(session, preview: Preview, record: ImportRecord, regimes, now
     )
     session.add(profile)
     session.flush()
-    session.add_all(ProfileShare(profile_id=profile.id, bucket=b, share=s, provenance="imported")
+    session.add_all(ProfileShare(profile_id=pk(profile), bucket=b, share=s, provenance="imported")
                     for b, s in preview.shares)
 
 

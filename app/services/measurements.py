@@ -9,7 +9,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.db import repo
-from app.db.tables import Intervention, Measurement, MeasurementInclude
+from app.db.tables import Intervention, Measurement, MeasurementInclude, pk
 from app.models.fields import Options, check_options, form_fields, parse_form
 from app.models.measurements import MeasurementCreate, RetractionCreate
 from app.models.plan_rows import METRIC_OPTIONS
@@ -119,14 +119,14 @@ def record_measurement(
     confirmed = raise_for(problems_of(session, campaign_id, [reading], now=now)[0], values.confirm)
     regime = next(r for r in regimes if r.name == values.regime)
     measurement = Measurement(
-        regime_id=regime.id, metric=values.metric, value=values.value, unit=METRICS[values.metric].unit,
+        regime_id=pk(regime), metric=values.metric, value=values.value, unit=METRICS[values.metric].unit,
         measured_at=measured_at, provenance="measured", source=source, note=values.note,
         kind=values.kind.value, confirmed=confirmed,
     )
     session.add(measurement)
     session.flush()
-    by_key = {i.key: i.id for i in interventions}
-    session.add_all(MeasurementInclude(measurement_id=measurement.id, intervention_id=by_key[k]) for k in includes)
+    by_key = {i.key: pk(i) for i in interventions}
+    session.add_all(MeasurementInclude(measurement_id=pk(measurement), intervention_id=by_key[k]) for k in includes)
     session.commit()
     session.refresh(measurement)
     return measurement

@@ -8,6 +8,7 @@ from sqlmodel import Session
 
 from app.db import repo
 from app.db.repo import CampaignRows
+from app.db.tables import pk
 from app.services.analysis import Analysis, analyse
 from app.services.errors import NotFound
 
@@ -21,7 +22,7 @@ class Plan:
 
     @property
     def campaign_id(self) -> int:
-        return self.rows.campaign.id
+        return pk(self.rows.campaign)
 
     @property
     def name(self) -> str:

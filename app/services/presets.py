@@ -8,6 +8,7 @@ the derivation is given).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,7 @@ class Preset:
     name: str
     figures: dict[str, Figure]
 
-    def values(self) -> dict[str, object]:
+    def values(self) -> dict[str, Any]:
         return {name: f.value for name, f in self.figures.items()}
 
     def sources(self) -> str:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from app.db.repo import CampaignRows
+from app.db.tables import pk
 from app.planning.gates import GateResult
 from app.planning.metrics import METRICS, THROUGHPUT_METRIC
 from app.planning.projection import RegimeProjection, Step
@@ -144,7 +146,7 @@ def plan_view(plan: Plan) -> PlanReport:
     projections, results = analysis.projections, analysis.gate_results
     regimes = [_regime_view(r, p, rows, analysis) for r, p in zip(rows.regimes, projections, strict=True)]
     by_regime = {p.regime: p for p in projections}
-    regime_names = {r.id: r.name for r in rows.regimes}
+    regime_names = {pk(r): r.name for r in rows.regimes}
     gate_views = [_gate_view(g, res, by_regime, regime_names) for g, res in zip(rows.gates, results, strict=True)]
     interventions = {i.id: _intervention_view(i, rows, analysis) for i in rows.interventions}
     efforts = {e.tier_key: e for e in analysis.simulation.efforts}
@@ -154,7 +156,7 @@ def plan_view(plan: Plan) -> PlanReport:
         likely_days = sum(i.effort_likely_days for i in rows.interventions if i.tier_id == tier.id)
         tiers.append(
             TierView(
-                id=tier.id,
+                id=pk(tier),
                 key=tier.key,
                 name=tier.name,
                 description=tier.description,
@@ -171,7 +173,7 @@ def plan_view(plan: Plan) -> PlanReport:
         )
     c = rows.campaign
     return PlanReport(
-        campaign_id=c.id,
+        campaign_id=pk(c),
         name=c.name,
         model=c.model,
         hardware=c.hardware,
@@ -198,7 +200,7 @@ def plan_view(plan: Plan) -> PlanReport:
 
 def _step_view(step: Step, label: str, spread: TierDistribution | None = None) -> StepView:
     shares = dict(step.shares)
-    spread_texts = {}
+    spread_texts: dict[str, Any] = {}
     if spread is not None and spread.p50_tok_s is not None:
         spread_texts = {
             "p10_text": fmt.tok_s(spread.p10_tok_s), "p50_text": fmt.tok_s(spread.p50_tok_s),
@@ -228,11 +230,11 @@ def _regime_view(regime, projection: RegimeProjection, rows: CampaignRows, analy
     core_regime = next(r for r in analysis.campaign.regimes if r.name == regime.name)
     baseline = baseline_row(rows, regime, core_regime)
     profile_row = rows.profiles.get(regime.id)
-    shares = rows.shares.get(profile_row.id, []) if profile_row else []
+    shares = rows.shares.get(pk(profile_row), []) if profile_row else []
     final = projection.final
     spreads = {d.tier_key: d for d in analysis.simulation.of(regime.name)}
     steps = [_step_view(projection.baseline, "baseline")] + [
-        _step_view(s, f"after {s.tier_key}", spreads.get(s.tier_key)) for s in projection.steps
+        _step_view(s, f"after {s.tier_key}", spreads.get(str(s.tier_key))) for s in projection.steps
     ]
     return RegimeView(
         **ceiling_texts(analysis.ceilings.get(regime.name), projection),
@@ -289,7 +291,7 @@ def _gate_view(gate, result: GateResult, by_regime: dict[str, RegimeProjection],
 def _intervention_view(intervention, rows: CampaignRows, analysis: Analysis | None = None) -> InterventionView:
     names = {r.id: r.name for r in rows.regimes}
     effects = [
-        (e.id, effect_text(e, [names[rid] for rid in rows.effect_regimes.get(e.id, [])], analysis), e.provenance)
+        (pk(e), effect_text(e, [names[rid] for rid in rows.effect_regimes.get(pk(e), [])], analysis), e.provenance)
         for e in rows.effects
         if e.intervention_id == intervention.id
     ]
@@ -328,8 +330,8 @@ def _assumptions(rows: CampaignRows) -> list[str]:
         if r.workload_provenance == "assumed"
     ]
     for regime in rows.regimes:
-        profile = rows.profiles.get(regime.id)
-        for s in rows.shares.get(profile.id, []) if profile else []:
+        profile = rows.profiles.get(pk(regime))
+        for s in rows.shares.get(pk(profile), []) if profile else []:
             if s.provenance == "assumed":
                 out.append(f"{regime.name} profile: {s.bucket} is {fmt.share(s.share)} of step time")
     keys = {i.id: i.key for i in rows.interventions}
@@ -338,9 +340,9 @@ def _assumptions(rows: CampaignRows) -> list[str]:
             out.append(f"{i.key} effort: {fmt.three_point(i.effort_low_days, i.effort_likely_days, i.effort_high_days, ' d')}")
     for e in rows.effects:
         if e.provenance == "assumed":
-            out.append(f"{keys[e.intervention_id]}: {effect_text(e, [names[r] for r in rows.effect_regimes.get(e.id, [])])}")
+            out.append(f"{keys[e.intervention_id]}: {effect_text(e, [names[r] for r in rows.effect_regimes.get(pk(e), [])])}")
     for regime in rows.regimes:
-        profile = rows.profiles.get(regime.id)
+        profile = rows.profiles.get(pk(regime))
         if profile is not None and profile.gpu_items:
             out.append(f"{regime.name} profile: fixed host time {fmt.number(profile.host_fixed_ms, 'ms')} a step")
             if not profile.gap_measured:

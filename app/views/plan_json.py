@@ -6,6 +6,8 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from app.planning.projection import Step
+from app.planning.uncertainty import EffortDistribution, TierDistribution
 from app.services.plan import Plan
 
 
@@ -78,6 +80,16 @@ class PlanOut(BaseModel):
     calibration_applied: bool
 
 
+def _tier_projection(s: Step, spread: TierDistribution, effort: EffortDistribution) -> TierProjection:
+    return TierProjection(
+        tier=str(s.tier_key), tok_s=s.tok_s, uncapped_tok_s=s.uncapped_tok_s, capped=s.capped, gain=s.gain,
+        step_ms=s.step_ms, bottleneck=s.bottleneck, verdict=s.verdict.text, p10_tok_s=spread.p10_tok_s,
+        p50_tok_s=spread.p50_tok_s, p90_tok_s=spread.p90_tok_s, p_target=spread.p_target,
+        band_input_share=spread.input_share, tokens_per_step=s.tokens_per_step, effort_p50_days=effort.p50_days,
+        effort_p90_days=effort.p90_days,
+    )
+
+
 def plan_out(plan: Plan) -> PlanOut:
     """The API view of a plan (pure: reads the core's analysis only)."""
     analysis = plan.analysis
@@ -103,17 +115,8 @@ def plan_out(plan: Plan) -> PlanOut:
                 ceiling_tok_s=projection.ceiling_tok_s,
                 ceiling_bound=ceiling.bound if ceiling else None,
                 ceiling_verdict=projection.ceiling_verdict,
-                projections=[
-                    TierProjection(
-                        tier=s.tier_key, tok_s=s.tok_s, uncapped_tok_s=s.uncapped_tok_s, capped=s.capped,
-                        gain=s.gain, step_ms=s.step_ms, bottleneck=s.bottleneck, verdict=s.verdict.text,
-                        p10_tok_s=spreads[s.tier_key].p10_tok_s, p50_tok_s=spreads[s.tier_key].p50_tok_s,
-                        p90_tok_s=spreads[s.tier_key].p90_tok_s, p_target=spreads[s.tier_key].p_target,
-                        band_input_share=spreads[s.tier_key].input_share, tokens_per_step=s.tokens_per_step,
-                        effort_p50_days=efforts[s.tier_key].p50_days, effort_p90_days=efforts[s.tier_key].p90_days,
-                    )
-                    for s in projection.steps
-                ],
+                projections=[_tier_projection(s, spreads[str(s.tier_key)], efforts[str(s.tier_key)])
+                             for s in projection.steps],
                 verdict=final.verdict.text,
                 reaches_target=final.verdict.reaches,
                 notes=list(projection.notes),

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from app.db.mappers import to_core_effect
 from app.db.repo import CampaignRows
 from app.planning.effects import spec_cost, spec_tokens
 from app.planning.metrics import THROUGHPUT_METRIC
+from app.planning.model import need
 from app.planning.projection import RegimeProjection, Step
 from app.planning.step import host_cost_us, start_state
 from app.views import formatting as fmt
@@ -51,14 +54,15 @@ def launch_text(core_regime) -> str:
         return ""
     launches = profile.launches
     state = start_state(profile)
-    bound = "host-bound" if float(state.launch.host()) >= float(state.step()) - 1e-9 else "GPU-bound"
+    host = float(state.launch.host()) if state.launch is not None else 0.0
+    bound = "host-bound" if host >= float(state.step()) - 1e-9 else "GPU-bound"
     gap = f"{fmt.plain(launches.gpu_gap_us)} µs ({'measured' if launches.gap_measured else 'assumed'})"
     return (f"{fmt.plain(launches.host_launches)} launch calls and {fmt.plain(launches.gpu_items)} GPU work items a "
-            f"step of {fmt.plain(launches.step_ms)} ms; host {fmt.plain(host_cost_us(profile))} µs a launch, "
+            f"step of {fmt.plain(launches.step_ms)} ms; host {fmt.plain(need(host_cost_us(profile), 'host cost'))} µs a launch, "
             f"GPU gap {gap} an item, fixed host time {fmt.number(launches.host_fixed_ms, 'ms')}: {bound}")
 
 
-def effect_text(effect, regime_names: list[str], analysis=None) -> str:
+def effect_text(effect, regime_names: Sequence[str], analysis=None) -> str:
     where = f"in {', '.join(regime_names)}" if regime_names else "in every regime"
     if effect.kind == "time_saved":
         saved = fmt.three_point(effect.saved_ms_low, effect.saved_ms_likely, effect.saved_ms_high, " ms")
@@ -78,13 +82,14 @@ def effect_text(effect, regime_names: list[str], analysis=None) -> str:
     return f"{effect.bucket} {speed} faster {where}"
 
 
-def spec_decode_text(effect, regime_names: list[str] = (), analysis=None) -> str:
+def spec_decode_text(effect, regime_names: Sequence[str] = (), analysis=None) -> str:
     """"speculative decoding, g = 1, acceptance 0.7 (0.5–0.85), c = 0.1: E 1.70, cost 1.10, 1.55x"."""
-    spec = to_core_effect(effect, frozenset()).spec
+    spec = need(to_core_effect(effect, frozenset()).spec, "the speculative decoding")
     if spec.per_position:
         acceptance = "per-position acceptance " + ", ".join(fmt.plain(r) for r in spec.per_position)
     else:
-        acceptance = "acceptance " + fmt.three_point(spec.acceptance.low, spec.acceptance.likely, spec.acceptance.high)
+        rate = need(spec.acceptance, "the acceptance rate")
+        acceptance = "acceptance " + fmt.three_point(rate.low, rate.likely, rate.high)
     tokens = spec_tokens(spec)
     head = f"speculative decoding, g = {spec.draft_tokens}, {acceptance}"
     if spec.draft_cost is not None:

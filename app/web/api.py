@@ -5,8 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from app.db import repo
-from app.db.tables import CampaignPublic, MeasurementPublic
-from app.models.measurements import MeasurementCreate, RetractionCreate
+from app.db.tables import ids
+from app.models.measurements import MeasurementCreate, MeasurementPublic, RetractionCreate
+from app.models.plan_rows import CampaignPublic
 from app.services import campaigns as campaign_service
 from app.services.measurements import record_measurement, retract_measurement
 from app.services.plan import plan_of
@@ -20,7 +21,7 @@ router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
 @router.get("/campaigns", response_model=list[CampaignPublic], tags=["campaigns"])
 def list_campaigns(session: SessionDep):
     """All campaigns, newest first."""
-    return [CampaignPublic.model_validate(c, from_attributes=True) for c in campaign_service.list_campaigns(session)]
+    return [CampaignPublic.model_validate(c) for c in campaign_service.list_campaigns(session)]
 
 
 @router.get("/campaigns/{campaign_id}/plan", response_model=PlanOut, tags=["plan"])
@@ -57,7 +58,7 @@ def list_measurements(campaign_id: int, session: SessionDep):
     """Every measurement of the campaign, newest first, retracted ones included (with who, when and why)."""
     campaign_service.get_campaign(session, campaign_id)
     regimes = repo.regimes_of(session, campaign_id=campaign_id)
-    measurements = repo.measurements_of(session, regime_ids=[r.id for r in regimes])
+    measurements = repo.measurements_of(session, regime_ids=ids(regimes))
     return [_public(session, campaign_id, m) for m in measurements]
 
 

@@ -7,7 +7,7 @@ from fastapi import APIRouter, Body, Response
 from pydantic import BaseModel
 
 from app.db import repo
-from app.db.tables import Regime
+from app.db.tables import Regime, pk
 from app.models.effects import ProfileCreate, ProfilePublic, ShareOut
 from app.models.plan_rows import CampaignCreate, CampaignPublic, CampaignUpdate
 from app.models.specs import HardwareSpecCreate, ModelSpecCreate
@@ -78,7 +78,8 @@ def _add_routes(editor: Editor) -> None:
         editing.delete(session, editor, campaign_id, row_id)
         return Response(status_code=204)
 
-    router.add_api_route(base, list_rows, methods=["GET"], response_model=list[public_model], tags=[tag],
+    router.add_api_route(base, list_rows, methods=["GET"], response_model=list[public_model],  # type: ignore[valid-type]
+                         tags=[tag],
                          name=f"list_{kind}", summary=f"List the {kind}",
                          description=f"Every {noun} of the campaign.")
     router.add_api_route(base, create_row, methods=["POST"], status_code=201, response_model=public_model,
@@ -109,10 +110,10 @@ def _regime(session, campaign_id: int, regime_id: int) -> Regime:
 
 
 def _profile_public(session, regime: Regime) -> ProfilePublic:
-    profile = repo.newest_profiles(session, regime_ids=[regime.id]).get(regime.id)
+    profile = repo.newest_profiles(session, regime_ids=[pk(regime)]).get(pk(regime))
     if profile is None:
         raise NotFound(f"regime {regime.name!r} has no profile yet")
-    shares = repo.shares_of(session, profile_ids=[profile.id])[profile.id]
+    shares = repo.shares_of(session, profile_ids=[pk(profile)])[pk(profile)]
     return ProfilePublic(id=profile.id, regime=regime.name, source=profile.source,
                          shares=[ShareOut(bucket=s.bucket, share=s.share, provenance=s.provenance) for s in shares])
 

@@ -8,6 +8,7 @@ from fastapi.responses import RedirectResponse, Response
 from app.db import repo
 from app.db.engine import new_session
 from app.db.revision import current_revision
+from app.db.tables import ids, pk
 from app.exporters.markdown import render_roadmap
 from app.models.fields import parse_form
 from app.models.measurements import RetractionCreate
@@ -146,12 +147,12 @@ def _regime_page(request, session, campaign_id: int, regime_id: int):
 
 def history_rows(session, campaign_id: int, regime_id: int) -> list[dict]:
     measurements = repo.measurements_of(session, regime_ids=[regime_id])
-    includes = repo.includes_of(session, measurement_ids=[m.id for m in measurements])
+    includes = repo.includes_of(session, measurement_ids=ids(measurements))
     keys = {i.id: i.key for i in repo.interventions_of(session, campaign_id=campaign_id)}
     return [
         {"id": m.id, "measured_at": timestamp(m.measured_at), "metric": m.metric, "value": measured(m.value),
          "unit": m.unit, "provenance": m.provenance, "source": m.source, "note": m.note, "kind": m.kind,
-         "includes": ", ".join(sorted(keys[i] for i in includes[m.id] if i in keys)) or "none",
+         "includes": ", ".join(sorted(keys[i] for i in includes[pk(m)] if i in keys)) or "none",
          "confirmed": m.confirmed, "retracted": m.retracted_at is not None,
          "retraction": (f"retracted {timestamp(m.retracted_at)} by {m.retracted_by}: {m.retraction_reason}"
                         if m.retracted_at else "")}
@@ -169,7 +170,7 @@ def _measurement(session, campaign_id: int, measurement_id: int):
 
 def _retract_page(request, session, campaign, measurement, form: Form, htmx: bool = False, status: int = 200):
     regime = next(r for r in repo.regimes_of(session, campaign_id=campaign.id) if r.id == measurement.regime_id)
-    row = next(h for h in history_rows(session, campaign.id, regime.id) if h["id"] == measurement.id)
+    row = next(h for h in history_rows(session, pk(campaign), pk(regime)) if h["id"] == pk(measurement))
     title = f"Retract {row['metric']} = {row['value']} {row['unit']} of {regime.name}"
     lede = (f"Measured {row['measured_at']} as a {row['kind']}, taken with {row['includes']}; {row['source']}. "
             "It stays in the history, struck through with your reason; no baseline, gate or calibration uses it.")

@@ -17,7 +17,7 @@ def make_templates(directory: str) -> Jinja2Templates:
     templates.env.globals["metrics"] = METRICS
     # Macros as globals, so a block rendered on its own for htmx sees them too.
     macros = templates.env.get_template("partials/fields.html").module
-    templates.env.globals.update(field=macros.field, badge=macros.badge)
+    templates.env.globals.update(field=getattr(macros, "field"), badge=getattr(macros, "badge"))  # noqa: B009
     return templates
 
 
