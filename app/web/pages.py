@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.db import repo
 from app.db.engine import new_session
@@ -28,6 +28,7 @@ from app.services.plan import plan_of
 from app.views.formatting import measured, timestamp
 from app.views.plan import plan_view
 from app.web.deps import IsHtmx, NowDep, SessionDep
+from app.web.fragments import changed_parts, plan_parts
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -109,22 +110,30 @@ def plan_page(request: Request, campaign_id: int, htmx: IsHtmx, now: NowDep):
 
 @router.post("/campaigns/{campaign_id:int}/measurements")
 async def add_measurement(request: Request, campaign_id: int, session: SessionDep, htmx: IsHtmx, now: NowDep):
+    """Record a measurement. htmx gets the form back (with its messages on a 422) and, after a save, only the
+    blocks of the plan the measurement moved, swapped out of band."""
     campaign_service.get_campaign(session, campaign_id)
     data = await request.form()
+    parts = request.app.state.templates.env.globals["parts"]
+    before = plan_view(plan_of(session, campaign_id=campaign_id)) if htmx else None
     try:
         measurement = record_measurement(session, campaign_id, parse_measurement_form(data, now=now), now=now)
     except FormInvalid as exc:
         fields = _measure_fields(session, campaign_id)
         form = Form(fields, raw_values(fields, data), exc.errors, confirmable=exc.confirmable)
-        context = plan_context(session, campaign_id, now, form)
-        return render(request, "plan.html", context, block="plan_body" if htmx else None, status=422)
-    if not htmx:
+        if not htmx:
+            return render(request, "plan.html", plan_context(session, campaign_id, now, form), status=422)
+        return HTMLResponse(str(parts.measure_form(before, form, "", CONFIRM)), status_code=422)
+    if not htmx or before is None:
         return RedirectResponse(f"/campaigns/{campaign_id}", status_code=303)
     saved = f"Recorded {measurement.metric} = {measured(measurement.value)} {measurement.unit} as a {measurement.kind}."
     context = plan_context(session, campaign_id, now, saved=saved)
     context["form"].raw["regime"] = data.get("regime", "")
     context["form"].raw["metric"] = measurement.metric
-    return render(request, "plan.html", context, block="plan_body")
+    after = context["plan"]
+    moved = changed_parts(plan_parts(parts, before), plan_parts(parts, after))
+    body = str(parts.measure_form(after, context["form"], saved, CONFIRM)) + "\n".join(moved)
+    return HTMLResponse(body, headers={"Vary": "HX-Request"})
 
 
 @router.get("/campaigns/{campaign_id:int}/regimes/{regime_id:int}")

@@ -82,12 +82,17 @@ def test_a_gate_check_turns_its_gate_to_pass_and_leaves_the_projection(client, a
         headers=HTMX,
     )
     assert response.status_code == 200
-    assert response.text.lstrip().startswith('<div id="plan-body">')
+    # the form comes back, then only the blocks the measurement moved, each swapped out of band
+    assert response.text.lstrip().startswith('<section class="card" id="measure">')
+    assert '<table class="gates" id="gates-1" hx-swap-oob="true">' in response.text
     assert gate_status(response.text, "output_tok_s &gt;= 40.0 tok/s", "batch 1") == "pass"
     assert "45.0 tok/s on 2026-12-01" in response.text
     assert "Recorded output_tok_s = 45.00 tok/s as a gate check." in response.text
+    assert 'class="card regime"' not in response.text, "a gate check moves no projection"
     # the baseline is still 10 tok/s: 10 x 4.8 (A1) x 1.7 / 1.34 (A2) after A
-    assert projection_after_a(before) == projection_after_a(response.text) == "60.9 tok/s"
+    after = client.get(f"/campaigns/{demo_id}").text
+    assert projection_after_a(before) == projection_after_a(after) == "60.9 tok/s"
+    assert gate_status(after, "output_tok_s &gt;= 40.0 tok/s", "batch 1") == "pass"
 
 
 def projection_after_a(page: str) -> str:
