@@ -26,7 +26,7 @@ from app.services.analysis import core_campaign
 from app.services.errors import FormInvalid, NotFound
 from app.services.import_effects import measurement_consequences, mismatches, profile_consequences
 from app.services.import_profiles import ProfileDraft, profile_draft, read_text
-from app.services.measurements import default_includes, problems_of
+from app.services.measurements import default_includes, load_rows, problems_of
 
 PROFILE_FORMATS = {formats.TRACE, formats.NSYS, formats.KERNEL_CSV}
 
@@ -187,7 +187,7 @@ def _measurement_preview(session, rows, infos, options: ImportOptions, regimes: 
         readings = [_reading(m, now, options.kind) for m in preview.measurements]
         campaign, _, _ = core_campaign(rows)
         preview.consequences += measurement_consequences(campaign, [_core(r) for r in readings])
-        for row, found in zip(preview.measurements, problems_of(session, rows.campaign.id, readings, now=now), strict=False):
+        for row, found in zip(preview.measurements, problems_of(rows, readings, now=now), strict=False):
             for problem in found:
                 line = f"{row.where}, {row.metric} {row.value:g}: {problem.message}"
                 (preview.flagged if problem.confirmable else preview.problems).append(line)
@@ -305,7 +305,7 @@ def _settle(session, campaign_id: int, preview: Preview, *, now, measured_at, co
     if undated:
         raise FormInvalid({"measured_at": f"{', '.join(undated)} carries no date: give the time it was measured"})
     readings = [_reading(m, now, preview.measurement_kind) for m in preview.measurements]
-    found = problems_of(session, campaign_id, readings, now=now)
+    found = problems_of(load_rows(session, campaign_id), readings, now=now)
     errors = [f"{row.where}, {row.metric}: {p.message}" for row, ps in zip(preview.measurements, found, strict=False) for p in ps
               if not p.confirmable]
     if errors:

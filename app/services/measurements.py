@@ -9,6 +9,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.db import repo
+from app.db.repo import CampaignRows
 from app.db.tables import Intervention, Measurement, MeasurementInclude, pk
 from app.models.fields import Options, check_options, form_fields, parse_form
 from app.models.measurements import MeasurementCreate, RetractionCreate
@@ -49,13 +50,18 @@ def measurement_defaults(interventions: list[Intervention], now: datetime) -> di
     return {"metric": "output_tok_s", "kind": "baseline", "includes": default_includes(interventions, now)}
 
 
-def problems_of(session: Session, campaign_id: int, readings: list[Reading], *, now: datetime) -> list[list[Problem]]:
-    """The checks of the core for each reading, against the campaign as stored."""
+def problems_of(rows: CampaignRows, readings: list[Reading], *, now: datetime) -> list[list[Problem]]:
+    """The checks of the core for each reading, against the campaign as loaded."""
+    campaign, _, _ = core_campaign(rows)
+    return [check_reading(r, campaign, now=now) for r in readings]
+
+
+def load_rows(session: Session, campaign_id: int) -> CampaignRows:
+    """Every row of the campaign, loaded once; NotFound if there is no such campaign."""
     rows = repo.load_campaign(session, campaign_id=campaign_id)
     if rows is None:
         raise NotFound(f"no campaign {campaign_id}")
-    campaign, _, _ = core_campaign(rows)
-    return [check_reading(r, campaign, now=now) for r in readings]
+    return rows
 
 
 def raise_for(problems: list[Problem], confirmed: bool) -> str:
@@ -98,11 +104,14 @@ def _value_problems(data: Mapping[str, Any], errors: dict[str, str], now: dateti
 
 
 def record_measurement(
-    session: Session, campaign_id: int, values: MeasurementCreate, *, now: datetime, source: str = "form"
+    session: Session, campaign_id: int, values: MeasurementCreate, *, now: datetime, source: str = "form",
+    rows: CampaignRows | None = None,
 ) -> Measurement:
-    """Check and store one measurement with what it includes (form or API); FormInvalid writes nothing."""
-    regimes = repo.regimes_of(session, campaign_id=campaign_id)
-    interventions = repo.interventions_of(session, campaign_id=campaign_id)
+    """Check and store one measurement with what it includes (form or API); FormInvalid writes nothing.
+
+    `rows`: the campaign as the caller already loaded it (loaded here otherwise)."""
+    rows = rows or load_rows(session, campaign_id)
+    regimes, interventions = rows.regimes, rows.interventions
     try:
         check_options(values, measurement_options(regimes, interventions))
     except FormInvalid as exc:
@@ -116,7 +125,7 @@ def record_measurement(
     measured_at = values.measured_at or now
     includes = values.includes if values.includes is not None else default_includes(interventions, measured_at)
     reading = Reading(values.regime, values.metric, values.value, measured_at, values.kind, frozenset(includes))
-    confirmed = raise_for(problems_of(session, campaign_id, [reading], now=now)[0], values.confirm)
+    confirmed = raise_for(problems_of(rows, [reading], now=now)[0], values.confirm)
     regime = next(r for r in regimes if r.name == values.regime)
     measurement = Measurement(
         regime_id=pk(regime), metric=values.metric, value=values.value, unit=METRICS[values.metric].unit,

@@ -12,7 +12,7 @@ from app.services import campaigns as campaign_service
 from app.services.measurements import record_measurement, retract_measurement
 from app.services.plan import plan_of
 from app.views.plan_json import PlanOut, plan_out
-from app.web.deps import NowDep, SessionDep
+from app.web.deps import CampaignDep, NowDep, SessionDep
 from app.web.problems import PROBLEM_RESPONSES
 
 router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
@@ -32,31 +32,29 @@ def get_plan(campaign_id: int, session: SessionDep):
 
 @router.post("/campaigns/{campaign_id}/measurements", status_code=201, response_model=MeasurementPublic,
              tags=["measurements"])
-def post_measurement(campaign_id: int, body: MeasurementCreate, session: SessionDep, now: NowDep):
+def post_measurement(campaign_id: int, _campaign: CampaignDep, body: MeasurementCreate, session: SessionDep, now: NowDep):
     """Record a measurement of a regime: what it includes, and whether it is a baseline or a gate check.
 
     422 with a message per field when invalid, nothing stored; when the only problems are warnings (above the
     hardware ceiling, more than 10x the current baseline, a baseline passing a gate without the tier's work),
     the 422 says `confirmable: true` and the same body with `confirm: true` records it.
     """
-    campaign_service.get_campaign(session, campaign_id)
     measurement = record_measurement(session, campaign_id, body, now=now, source="api")
     return _public(session, campaign_id, measurement)
 
 
 @router.post("/campaigns/{campaign_id}/measurements/{measurement_id}/retract", response_model=MeasurementPublic,
              tags=["measurements"])
-def retract(campaign_id: int, measurement_id: int, body: RetractionCreate, session: SessionDep, now: NowDep):
+def retract(campaign_id: int, _campaign: CampaignDep,
+            measurement_id: int, body: RetractionCreate, session: SessionDep, now: NowDep):
     """Retract a measurement with a reason: it stays in the history and no baseline, gate or calibration uses it."""
-    campaign_service.get_campaign(session, campaign_id)
     measurement = retract_measurement(session, campaign_id, measurement_id, body, now=now)
     return _public(session, campaign_id, measurement)
 
 
 @router.get("/campaigns/{campaign_id}/measurements", response_model=list[MeasurementPublic], tags=["measurements"])
-def list_measurements(campaign_id: int, session: SessionDep):
+def list_measurements(campaign_id: int, _campaign: CampaignDep, session: SessionDep):
     """Every measurement of the campaign, newest first, retracted ones included (with who, when and why)."""
-    campaign_service.get_campaign(session, campaign_id)
     regimes = repo.regimes_of(session, campaign_id=campaign_id)
     measurements = repo.measurements_of(session, regime_ids=ids(regimes))
     return [_public(session, campaign_id, m) for m in measurements]

@@ -15,10 +15,9 @@ from pydantic import BaseModel, Field
 from app.importers.errors import ImportFileError
 from app.models.measurements import ImportOptionsForm
 from app.planning.model import MeasurementKind
-from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid
 from app.services.imports import confirm_import, import_options, import_problems, imports_of, preview_import, undo_import
-from app.web.deps import NowDep, SessionDep, SettingsDep
+from app.web.deps import CampaignDep, NowDep, SessionDep, SettingsDep
 from app.web.problems import PROBLEM_RESPONSES
 from app.web.uploads import save_uploads
 
@@ -44,7 +43,7 @@ class ImportRecordOut(BaseModel):
 
 @router.post("/campaigns/{campaign_id}/imports", response_model=ImportResult, status_code=201)
 async def post_import(
-    campaign_id: int, session: SessionDep, settings: SettingsDep, now: NowDep,
+    campaign_id: int, _campaign: CampaignDep, session: SessionDep, settings: SettingsDep, now: NowDep,
     files: Annotated[list[UploadFile], File(description="benchmark results or profiles; the format is read")],
     regime: Annotated[str | None, Form(description="the regime (benchmarks: default by concurrency)")] = None,
     step_ms: Annotated[float | None, Form(gt=0, description="profiles: the measured step time in ms")] = None,
@@ -58,7 +57,6 @@ async def post_import(
     response: Response = None,  # type: ignore[assignment]
 ) -> ImportResult:
     """Import benchmark results or a profile in one transaction, or preview it (`dry_run`)."""
-    campaign_service.get_campaign(session, campaign_id)
     folder = Path(settings.upload_dir) / f"api-{secrets.token_hex(16)}"
     try:
         saved = await save_uploads(files, folder, settings.max_upload_mb * 1024 * 1024)
@@ -82,15 +80,13 @@ async def post_import(
 
 
 @router.get("/campaigns/{campaign_id}/imports", response_model=list[ImportRecordOut])
-def list_imports(campaign_id: int, session: SessionDep):
+def list_imports(campaign_id: int, _campaign: CampaignDep, session: SessionDep):
     """Every imported file, newest first; files imported together share a batch."""
-    campaign_service.get_campaign(session, campaign_id)
     return [ImportRecordOut.model_validate(r, from_attributes=True) for r in imports_of(session, campaign_id)]
 
 
 @router.delete("/campaigns/{campaign_id}/imports/{batch}", status_code=204)
-def delete_import(campaign_id: int, batch: str, session: SessionDep):
+def delete_import(campaign_id: int, _campaign: CampaignDep, batch: str, session: SessionDep):
     """Undo an import: its files and everything they wrote."""
-    campaign_service.get_campaign(session, campaign_id)
     undo_import(session, campaign_id, batch)
     return Response(status_code=204)

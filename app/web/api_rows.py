@@ -18,7 +18,7 @@ from app.services.editing_effects import store_profile
 from app.services.editing_specs import SPEC_MODELS, spec_row, store_spec
 from app.services.editors import CAMPAIGN_EDITOR, ROW_EDITORS, rows_of
 from app.services.errors import NotFound
-from app.web.deps import NowDep, SessionDep
+from app.web.deps import CampaignDep, NowDep, SessionDep
 from app.web.problems import PROBLEM_RESPONSES
 
 router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
@@ -31,16 +31,16 @@ def create_campaign(body: CampaignCreate, session: SessionDep, now: NowDep):
 
 
 @router.get("/campaigns/{campaign_id}", response_model=CampaignPublic, tags=["campaigns"])
-def read_campaign(campaign_id: int, session: SessionDep):
+def read_campaign(campaign: CampaignDep, session: SessionDep):
     """The campaign's own fields and Monte Carlo settings."""
-    return CAMPAIGN_EDITOR.public_of(session, campaign_service.get_campaign(session, campaign_id))
+    return CAMPAIGN_EDITOR.public_of(session, campaign)
 
 
 @router.patch("/campaigns/{campaign_id}", response_model=CampaignPublic, tags=["campaigns"])
-def update_campaign(campaign_id: int, body: CampaignUpdate, session: SessionDep, now: NowDep):  # type: ignore[valid-type]
+def update_campaign(campaign_id: int, campaign: CampaignDep, body: CampaignUpdate,  # type: ignore[valid-type]
+                    session: SessionDep, now: NowDep):
     """Change some of the campaign's fields; those left out keep their values."""
-    row = campaign_service.get_campaign(session, campaign_id)
-    return CAMPAIGN_EDITOR.public_of(session, editing.save_changes(session, CAMPAIGN_EDITOR, campaign_id, row, body,
+    return CAMPAIGN_EDITOR.public_of(session, editing.save_changes(session, CAMPAIGN_EDITOR, campaign_id, campaign, body,
                                                                    now=now))
 
 
@@ -57,13 +57,11 @@ def _add_routes(editor: Editor) -> None:
     base = f"/campaigns/{{campaign_id}}/{kind}"
     create_model, update_model, public_model = editor.create, editor.update, editor.public
 
-    def list_rows(campaign_id: int, session: SessionDep) -> Any:
-        campaign_service.get_campaign(session, campaign_id)
+    def list_rows(campaign_id: int, _campaign: CampaignDep, session: SessionDep) -> Any:
         return [editor.public_of(session, row) for row in rows_of(session, editor, campaign_id)]
 
-    def create_row(campaign_id: int, body: Annotated[create_model, Body()], session: SessionDep,  # type: ignore[valid-type]
+    def create_row(campaign_id: int, _campaign: CampaignDep, body: Annotated[create_model, Body()], session: SessionDep,  # type: ignore[valid-type]
                    now: NowDep) -> Any:
-        campaign_service.get_campaign(session, campaign_id)
         return editor.public_of(session, editing.save(session, editor, campaign_id, None, body, now=now))
 
     def read_row(campaign_id: int, row_id: int, session: SessionDep) -> Any:
@@ -140,9 +138,8 @@ SpecKind = Literal["hardware", "model"]
 
 
 @router.get("/campaigns/{campaign_id}/specs/{which}", tags=["specs"])
-def read_spec(campaign_id: int, which: SpecKind, session: SessionDep) -> dict[str, Any]:
+def read_spec(campaign_id: int, _campaign: CampaignDep, which: SpecKind, session: SessionDep) -> dict[str, Any]:
     """The campaign's hardware or model spec."""
-    campaign_service.get_campaign(session, campaign_id)
     row = spec_row(session, which, campaign_id)
     if row is None:
         raise NotFound(f"campaign {campaign_id} has no {which} spec")
@@ -150,23 +147,20 @@ def read_spec(campaign_id: int, which: SpecKind, session: SessionDep) -> dict[st
 
 
 @router.put("/campaigns/{campaign_id}/specs/hardware", tags=["specs"])
-def put_hardware_spec(campaign_id: int, body: HardwareSpecCreate, session: SessionDep) -> dict[str, Any]:
+def put_hardware_spec(campaign_id: int, _campaign: CampaignDep, body: HardwareSpecCreate, session: SessionDep) -> dict[str, Any]:
     """Create or replace the GPUs a decode step runs on (the ceiling is computed from them)."""
-    campaign_service.get_campaign(session, campaign_id)
     return _spec_public("hardware", store_spec(session, "hardware", campaign_id, body))
 
 
 @router.put("/campaigns/{campaign_id}/specs/model", tags=["specs"])
-def put_model_spec(campaign_id: int, body: ModelSpecCreate, session: SessionDep) -> dict[str, Any]:
+def put_model_spec(campaign_id: int, _campaign: CampaignDep, body: ModelSpecCreate, session: SessionDep) -> dict[str, Any]:
     """Create or replace the model's shape as the ceiling needs it."""
-    campaign_service.get_campaign(session, campaign_id)
     return _spec_public("model", store_spec(session, "model", campaign_id, body))
 
 
 @router.delete("/campaigns/{campaign_id}/specs/{which}", status_code=204, tags=["specs"])
-def delete_spec(campaign_id: int, which: SpecKind, session: SessionDep):
+def delete_spec(campaign_id: int, _campaign: CampaignDep, which: SpecKind, session: SessionDep):
     """Remove the spec: the plan then says the ceiling is unknown."""
-    campaign_service.get_campaign(session, campaign_id)
     row = spec_row(session, which, campaign_id)
     if row is None:
         raise NotFound(f"campaign {campaign_id} has no {which} spec")

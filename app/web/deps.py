@@ -11,6 +11,8 @@ from sqlmodel import Session
 
 from app.config import Settings
 from app.db.engine import new_session
+from app.db.tables import Campaign
+from app.services.campaigns import get_campaign
 
 
 def get_session(request: Request) -> Iterator[Session]:
@@ -43,6 +45,14 @@ def utc_now() -> datetime:
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
+
+
+def campaign_of_path(campaign_id: int, session: SessionDep) -> Campaign:
+    """The campaign the path names; NotFound (a 404) when there is none."""
+    return get_campaign(session, campaign_id)
+
+
+CampaignDep = Annotated[Campaign, Depends(campaign_of_path)]
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
 IsHtmx = Annotated[bool, Depends(is_htmx)]
 NowDep = Annotated[datetime, Depends(now)]

@@ -5,14 +5,13 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from app.db.tables import Regime
-from app.services import campaigns as campaign_service
 from app.services import editing
 from app.services.editing import Editor, form_of, load_row, save_form
 from app.services.editing_effects import PROFILE_FIELDS, profile_initial, save_profile
 from app.services.editors import EDITORS
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Form, raw_values
-from app.web.deps import IsHtmx, NowDep, SessionDep
+from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep
 from app.web.pages import redirect
 from app.web.templating import render
 
@@ -42,8 +41,7 @@ def _form_page(request, campaign, editor: Editor, form: Form, action: str, title
 
 
 @router.get("/campaigns/{campaign_id:int}/{kind}/new")
-def new_form(request: Request, campaign_id: int, kind: str, session: SessionDep):
-    campaign = campaign_service.get_campaign(session, campaign_id)
+def new_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: str, session: SessionDep):
     editor = _editor(kind)
     chosen = {k: v for k, v in request.query_params.items() if k in editor.create.model_fields}
     form = form_of(session, editor, campaign_id, defaults=NEW_DEFAULTS[kind] | chosen)
@@ -51,15 +49,14 @@ def new_form(request: Request, campaign_id: int, kind: str, session: SessionDep)
 
 
 @router.post("/campaigns/{campaign_id:int}/{kind}/new")
-async def create(request: Request, campaign_id: int, kind: str, session: SessionDep, htmx: IsHtmx, now: NowDep):
-    campaign = campaign_service.get_campaign(session, campaign_id)
+async def create(request: Request, campaign_id: int, campaign: CampaignDep,
+                 kind: str, session: SessionDep, htmx: IsHtmx, now: NowDep):
     editor = _editor(kind)
     return await _submit(request, session, campaign, editor, None, f"New {editor.noun}", htmx, now)
 
 
 @router.get("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/edit")
-def edit_form(request: Request, campaign_id: int, kind: str, row_id: int, session: SessionDep):
-    campaign = campaign_service.get_campaign(session, campaign_id)
+def edit_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: str, row_id: int, session: SessionDep):
     editor = _editor(kind)
     row = load_row(session, editor, campaign_id, row_id)
     form = form_of(session, editor, campaign_id, row)
@@ -68,9 +65,9 @@ def edit_form(request: Request, campaign_id: int, kind: str, row_id: int, sessio
 
 
 @router.post("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/edit")
-async def update(request: Request, campaign_id: int, kind: str, row_id: int, session: SessionDep, htmx: IsHtmx,
+async def update(request: Request, campaign_id: int, campaign: CampaignDep,
+                 kind: str, row_id: int, session: SessionDep, htmx: IsHtmx,
                  now: NowDep):
-    campaign = campaign_service.get_campaign(session, campaign_id)
     editor = _editor(kind)
     row = load_row(session, editor, campaign_id, row_id)
     return await _submit(request, session, campaign, editor, row, f"Edit {editor.noun}", htmx, now,
@@ -102,16 +99,15 @@ async def _submit(request, session, campaign, editor: Editor, row, title: str, h
 
 
 @router.get("/campaigns/{campaign_id:int}/edit")
-def edit_campaign_form(request: Request, campaign_id: int, session: SessionDep):
-    campaign = campaign_service.get_campaign(session, campaign_id)
+def edit_campaign_form(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
     editor = EDITORS["campaign"]
     form = form_of(session, editor, campaign_id, campaign)
     return _form_page(request, campaign, editor, form, request.url.path, "Edit campaign", False)
 
 
 @router.post("/campaigns/{campaign_id:int}/edit")
-async def edit_campaign(request: Request, campaign_id: int, session: SessionDep, htmx: IsHtmx, now: NowDep):
-    campaign = campaign_service.get_campaign(session, campaign_id)
+async def edit_campaign(request: Request, campaign_id: int, campaign: CampaignDep,
+                        session: SessionDep, htmx: IsHtmx, now: NowDep):
     return await _submit(request, session, campaign, EDITORS["campaign"], campaign, "Edit campaign", htmx, now)
 
 
@@ -123,8 +119,7 @@ def _regime(session, campaign_id: int, regime_id: int) -> Regime:
 
 
 @router.get("/campaigns/{campaign_id:int}/regimes/{regime_id:int}/profile")
-def profile_form(request: Request, campaign_id: int, regime_id: int, session: SessionDep):
-    campaign = campaign_service.get_campaign(session, campaign_id)
+def profile_form(request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep):
     regime = _regime(session, campaign_id, regime_id)
     return _profile_page(request, campaign, regime, Form(PROFILE_FIELDS, raw=profile_initial(session, regime)))
 
@@ -138,9 +133,8 @@ def _profile_page(request, campaign, regime: Regime, form: Form, htmx: bool = Fa
 
 @router.post("/campaigns/{campaign_id:int}/regimes/{regime_id:int}/profile")
 async def save_profile_form(
-    request: Request, campaign_id: int, regime_id: int, session: SessionDep, htmx: IsHtmx, now: NowDep
+    request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep, htmx: IsHtmx, now: NowDep
 ):
-    campaign = campaign_service.get_campaign(session, campaign_id)
     regime = _regime(session, campaign_id, regime_id)
     data = await request.form()
     try:

@@ -14,13 +14,12 @@ from app.db import repo
 from app.importers.errors import ImportFileError
 from app.models.fields import check_options, form_fields, parse_form
 from app.models.measurements import ImportConfirmForm, ImportOptionsForm, KernelRulesForm
-from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Field, Form, raw_values
 from app.services.imports import Preview, confirm_import, import_options, imports_of, preview_import, undo_import
 from app.services.kernel_rules import RULE_FIELDS, rules_text, save_rules
 from app.views.formatting import kernel_name, measured, timestamp
-from app.web.deps import IsHtmx, NowDep, SessionDep, SettingsDep
+from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SettingsDep
 from app.web.pages import redirect
 from app.web.templating import render
 from app.web.uploads import CHUNK, save_uploads
@@ -100,15 +99,14 @@ def _steps_view(preview: Preview) -> dict | None:
 
 
 @router.get("/campaigns/{campaign_id:int}/import")
-def import_page(request: Request, campaign_id: int, session: SessionDep):
-    campaign = campaign_service.get_campaign(session, campaign_id)
+def import_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
     return _page(request, session, campaign, Form(_fields(session, campaign_id), raw=dict(IMPORT_DEFAULTS)))
 
 
 @router.post("/campaigns/{campaign_id:int}/import")
-async def upload(request: Request, campaign_id: int, session: SessionDep, settings: SettingsDep, htmx: IsHtmx,
+async def upload(request: Request, campaign_id: int, campaign: CampaignDep,
+                 session: SessionDep, settings: SettingsDep, htmx: IsHtmx,
                  now: NowDep):
-    campaign = campaign_service.get_campaign(session, campaign_id)
     fields = _fields(session, campaign_id)
     limit = settings.max_upload_mb * 1024 * 1024
     declared = int(request.headers.get("content-length") or 0)
@@ -195,9 +193,9 @@ def _parsing_page(request, campaign, job: ParseJob, htmx: bool):
 
 
 @router.get("/campaigns/{campaign_id:int}/import/{token}/status")
-def parse_status(request: Request, campaign_id: int, token: str, session: SessionDep, settings: SettingsDep,
+def parse_status(request: Request, campaign_id: int, campaign: CampaignDep,
+                 token: str, session: SessionDep, settings: SettingsDep,
                  htmx: IsHtmx):
-    campaign = campaign_service.get_campaign(session, campaign_id)
     job = request.app.state.import_jobs.get(token)
     if job is None:
         raise NotFound("no such upload being parsed")
@@ -221,9 +219,9 @@ def _load_preview(settings, token: str) -> Preview:
 
 
 @router.post("/campaigns/{campaign_id:int}/import/{token}/confirm")
-async def confirm(request: Request, campaign_id: int, token: str, session: SessionDep, settings: SettingsDep,
+async def confirm(request: Request, campaign_id: int, campaign: CampaignDep,
+                  token: str, session: SessionDep, settings: SettingsDep,
                   htmx: IsHtmx, now: NowDep):
-    campaign = campaign_service.get_campaign(session, campaign_id)
     preview = _load_preview(settings, token)
     fields = _fields(session, campaign_id)
     data = await request.form()
@@ -254,8 +252,7 @@ def undo(campaign_id: int, batch: str, session: SessionDep, htmx: IsHtmx):
 
 
 @router.get("/campaigns/{campaign_id:int}/import/rules")
-def rules_page(request: Request, campaign_id: int, session: SessionDep):
-    campaign = campaign_service.get_campaign(session, campaign_id)
+def rules_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
     form = Form(RULE_FIELDS, raw={"rules": rules_text(session, campaign_id)})
     return _rules_page(request, campaign, form)
 
@@ -268,8 +265,7 @@ def _rules_page(request, campaign, form, htmx=False, status=200):
 
 
 @router.post("/campaigns/{campaign_id:int}/import/rules")
-async def save_rules_form(request: Request, campaign_id: int, session: SessionDep, htmx: IsHtmx):
-    campaign = campaign_service.get_campaign(session, campaign_id)
+async def save_rules_form(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep, htmx: IsHtmx):
     data = await request.form()
     try:
         save_rules(session, campaign_id, parse_form(KernelRulesForm, data))

@@ -8,7 +8,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.db import repo
 from app.db.engine import new_session
 from app.db.revision import current_revision
-from app.db.tables import ids, pk
+from app.db.tables import Campaign, ids, pk
 from app.exporters.markdown import render_roadmap
 from app.models.fields import parse_form
 from app.models.measurements import RetractionCreate
@@ -24,10 +24,10 @@ from app.services.measurements import (
     record_measurement,
     retract_measurement,
 )
-from app.services.plan import plan_of
+from app.services.plan import Plan, plan_of
 from app.views.formatting import measured, timestamp
 from app.views.plan import plan_view
-from app.web.deps import IsHtmx, NowDep, SessionDep
+from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep
 from app.web.fragments import changed_parts, plan_parts
 from app.web.templating import render
 
@@ -66,17 +66,17 @@ async def create_campaign(request: Request, session: SessionDep, htmx: IsHtmx, n
     return redirect(f"/campaigns/{campaign.id}", htmx)
 
 
-def _measure_fields(session, campaign_id: int):
-    return measurement_fields(repo.regimes_of(session, campaign_id=campaign_id),
-                              repo.interventions_of(session, campaign_id=campaign_id))
+def _measure_fields(plan: Plan):
+    return measurement_fields(plan.rows.regimes, plan.rows.interventions)
 
 
-def plan_context(session, campaign_id: int, now, form: Form | None = None, saved: str = "") -> dict:
-    plan = plan_view(plan_of(session, campaign_id=campaign_id))
+def plan_context(session, campaign_id: int, now, form: Form | None = None, saved: str = "",
+                 plan: Plan | None = None) -> dict:
+    """The plan page's context, from `plan` when the caller loaded it (loaded here otherwise)."""
+    plan = plan or plan_of(session, campaign_id=campaign_id)
     if form is None:
-        interventions = repo.interventions_of(session, campaign_id=campaign_id)
-        form = Form(_measure_fields(session, campaign_id), raw=measurement_defaults(interventions, now))
-    return {"plan": plan, "form": form, "saved": saved, "confirm_field": CONFIRM}
+        form = Form(_measure_fields(plan), raw=measurement_defaults(plan.rows.interventions, now))
+    return {"plan": plan_view(plan), "form": form, "saved": saved, "confirm_field": CONFIRM}
 
 
 PAGE_CACHE_SIZE = 64
@@ -109,22 +109,24 @@ def plan_page(request: Request, campaign_id: int, htmx: IsHtmx, now: NowDep):
 
 
 @router.post("/campaigns/{campaign_id:int}/measurements")
-async def add_measurement(request: Request, campaign_id: int, session: SessionDep, htmx: IsHtmx, now: NowDep):
+async def add_measurement(request: Request, campaign_id: int, _campaign: CampaignDep,
+                          session: SessionDep, htmx: IsHtmx, now: NowDep):
     """Record a measurement. htmx gets the form back (with its messages on a 422) and, after a save, only the
     blocks of the plan the measurement moved, swapped out of band."""
-    campaign_service.get_campaign(session, campaign_id)
     data = await request.form()
     parts = request.app.state.templates.env.globals["parts"]
-    before = plan_view(plan_of(session, campaign_id=campaign_id)) if htmx else None
+    loaded = plan_of(session, campaign_id=campaign_id)
+    before = plan_view(loaded)
     try:
-        measurement = record_measurement(session, campaign_id, parse_measurement_form(data, now=now), now=now)
+        measurement = record_measurement(session, campaign_id, parse_measurement_form(data, now=now), now=now,
+                                         rows=loaded.rows)
     except FormInvalid as exc:
-        fields = _measure_fields(session, campaign_id)
+        fields = _measure_fields(loaded)
         form = Form(fields, raw_values(fields, data), exc.errors, confirmable=exc.confirmable)
         if not htmx:
-            return render(request, "plan.html", plan_context(session, campaign_id, now, form), status=422)
+            return render(request, "plan.html", plan_context(session, campaign_id, now, form, plan=loaded), status=422)
         return HTMLResponse(str(parts.measure_form(before, form, "", CONFIRM)), status_code=422)
-    if not htmx or before is None:
+    if not htmx:
         return RedirectResponse(f"/campaigns/{campaign_id}", status_code=303)
     saved = f"Recorded {measurement.metric} = {measured(measurement.value)} {measurement.unit} as a {measurement.kind}."
     context = plan_context(session, campaign_id, now, saved=saved)
@@ -137,12 +139,12 @@ async def add_measurement(request: Request, campaign_id: int, session: SessionDe
 
 
 @router.get("/campaigns/{campaign_id:int}/regimes/{regime_id:int}")
-def regime_page(request: Request, campaign_id: int, regime_id: int, session: SessionDep):
-    return _regime_page(request, session, campaign_id, regime_id)
+def regime_page(request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep):
+    return _regime_page(request, session, campaign, regime_id)
 
 
-def _regime_page(request, session, campaign_id: int, regime_id: int):
-    campaign = campaign_service.get_campaign(session, campaign_id)
+def _regime_page(request, session, campaign: Campaign, regime_id: int):
+    campaign_id = pk(campaign)
     regime = next((r for r in repo.regimes_of(session, campaign_id=campaign_id) if r.id == regime_id), None)
     if regime is None:
         raise NotFound(f"no regime {regime_id} in campaign {campaign_id}")
@@ -170,11 +172,10 @@ def history_rows(session, campaign_id: int, regime_id: int) -> list[dict]:
 
 
 def _measurement(session, campaign_id: int, measurement_id: int):
-    campaign = campaign_service.get_campaign(session, campaign_id)
     measurement = repo.measurement_in(session, campaign_id=campaign_id, measurement_id=measurement_id)
     if measurement is None:
         raise NotFound(f"no measurement {measurement_id} in campaign {campaign_id}")
-    return campaign, measurement
+    return measurement
 
 
 def _retract_page(request, session, campaign, measurement, form: Form, htmx: bool = False, status: int = 200):
@@ -192,15 +193,15 @@ def _retract_page(request, session, campaign, measurement, form: Form, htmx: boo
 
 
 @router.get("/campaigns/{campaign_id:int}/measurements/{measurement_id:int}/retract")
-def retract_form(request: Request, campaign_id: int, measurement_id: int, session: SessionDep):
-    campaign, measurement = _measurement(session, campaign_id, measurement_id)
+def retract_form(request: Request, campaign_id: int, campaign: CampaignDep, measurement_id: int, session: SessionDep):
+    measurement = _measurement(session, campaign_id, measurement_id)
     return _retract_page(request, session, campaign, measurement, Form(RETRACT_FIELDS))
 
 
 @router.post("/campaigns/{campaign_id:int}/measurements/{measurement_id:int}/retract")
-async def retract(request: Request, campaign_id: int, measurement_id: int, session: SessionDep, htmx: IsHtmx,
-                  now: NowDep):
-    campaign, measurement = _measurement(session, campaign_id, measurement_id)
+async def retract(request: Request, campaign_id: int, campaign: CampaignDep, measurement_id: int, session: SessionDep,
+                  htmx: IsHtmx, now: NowDep):
+    measurement = _measurement(session, campaign_id, measurement_id)
     data = await request.form()
     try:
         retract_measurement(session, campaign_id, measurement_id, parse_form(RetractionCreate, data), now=now)

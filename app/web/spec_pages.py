@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
-from app.services import campaigns as campaign_service
 from app.services.editing_specs import SPEC_FORMS, save_spec, spec_initial
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Form, raw_values
 from app.services.plan import plan_of
 from app.views.plan import plan_view
-from app.web.deps import IsHtmx, SessionDep
+from app.web.deps import CampaignDep, IsHtmx, SessionDep
 from app.web.pages import redirect
 from app.web.templating import render
 
@@ -19,8 +18,7 @@ TITLES = {"hardware": "Hardware spec", "model": "Model spec"}
 
 
 @router.get("/campaigns/{campaign_id:int}/specs")
-def specs_page(request: Request, campaign_id: int, session: SessionDep):
-    campaign = campaign_service.get_campaign(session, campaign_id)
+def specs_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
     return render(request, "specs.html", {"campaign": campaign, "plan": plan_view(plan_of(session, campaign_id=campaign_id))})
 
 
@@ -38,15 +36,15 @@ def _page(request, campaign, which, form, htmx=False, status=200):
 
 
 @router.get("/campaigns/{campaign_id:int}/specs/{which}")
-def spec_form(request: Request, campaign_id: int, which: str, session: SessionDep, preset: str | None = None):
-    campaign = campaign_service.get_campaign(session, campaign_id)
+def spec_form(request: Request, campaign_id: int, campaign: CampaignDep,
+              which: str, session: SessionDep, preset: str | None = None):
     _, fields, _, _ = _which(which)
     return _page(request, campaign, which, Form(fields, raw=spec_initial(session, which, campaign_id, preset)))
 
 
 @router.post("/campaigns/{campaign_id:int}/specs/{which}")
-async def save_spec_form(request: Request, campaign_id: int, which: str, session: SessionDep, htmx: IsHtmx):
-    campaign = campaign_service.get_campaign(session, campaign_id)
+async def save_spec_form(request: Request, campaign_id: int, campaign: CampaignDep,
+                         which: str, session: SessionDep, htmx: IsHtmx):
     _, fields, _, _ = _which(which)
     data = await request.form()
     try:
