@@ -26,7 +26,7 @@ class EffectDraw:
     draft_cost: Any = None
     removed: Any = None
     launches: Any = None
-    realised: float | None = None  # calibration: the share of its log-gain a spec-decode effect keeps
+    realised: Any = None  # calibration: the share of its log-gain a spec-decode effect keeps (arrays: order_batch)
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class RegimeContext:
 def spec_expected_tokens(acceptance: Value, draft_tokens: int) -> Value:
     """Expected tokens per verification step, E = (1 - a^(g+1)) / (1 - a); g + 1 when a = 1."""
     a = np.asarray(acceptance, dtype=float)
-    near_one = np.isclose(a, 1.0)
+    near_one = np.abs(a - 1.0) <= 1e-8 + 1e-5  # np.isclose(a, 1.0), without its overhead on small arrays
     safe = np.where(near_one, 0.5, a)
     tokens = np.where(near_one, draft_tokens + 1.0, (1 - safe ** (draft_tokens + 1)) / (1 - safe))
     return float(tokens) if tokens.ndim == 0 else tokens
@@ -188,7 +188,11 @@ def _spec_decode(state: StepState, spec: SpecDecode, draw: EffectDraw, floor: St
     else:
         return "no draft cost entered and no hardware and model specs to estimate it"
     state.tokens = state.tokens * tokens
-    state.verify_tokens = max(state.verify_tokens, spec.draft_tokens + 1)
+    verify = spec.draft_tokens + 1
+    if isinstance(keep, np.ndarray):  # a batch of candidates (order_batch.py): only the members verify more
+        state.verify_tokens = np.where(keep > 0, np.maximum(state.verify_tokens, verify), state.verify_tokens)
+    else:
+        state.verify_tokens = max(state.verify_tokens, verify)
     return None
 
 

@@ -63,7 +63,7 @@ class StepState:
     buckets: dict[str, Any]  # GPU buckets; with shares only, host_overhead is one of them
     launch: LaunchState | None = None
     tokens: Any = 1.0  # tokens each sequence gains a step (speculative decoding makes it E)
-    verify_tokens: int = 1  # tokens each sequence has in flight a step (g + 1 when verifying drafts)
+    verify_tokens: Any = 1  # tokens each sequence has in flight a step (g + 1 when verifying drafts)
     notes: list[str] = field(default_factory=list)
 
     def gpu(self) -> Value:

@@ -11,9 +11,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
 
 from app.planning.effects import EffectDraw, RegimeContext, apply_effect, point_draw
 from app.planning.model import Campaign, EffectKind, Intervention, Regime, Status
+from app.planning.order_batch import batch_log_gains, groups_of
 from app.planning.projection import ALREADY_IN_BASELINE, cap_tok_s, context_of
 from app.planning.step import StepState, start_state
 
@@ -67,20 +71,30 @@ def suggest_order(campaign: Campaign) -> Ordering:
     regimes = [r for r in campaign.regimes if r.baseline_tok_s]
     states = {r.name: start_state(r.profile) for r in regimes}
     contexts = {r.name: context_of(r, campaign) for r in regimes}
-    position = {i.key: n for n, i in enumerate(todo)}
     draws = {i.key: [point_draw(e) for e in i.effects] for i in todo}
+    groups = {r.name: groups_of(todo, draws, r) for r in regimes}
+    by_regime: dict[str, Any] = {}  # regime -> every candidate's log-gain there, while its step is unchanged
+    needs = [set(i.prerequisites) for i in todo]
+    per_day = np.array([max(i.effort_days.likely, MIN_EFFORT_DAYS) for i in todo])
     picked: list[Pick] = []
     placed = set(done)
     total_days = 0.0
     while True:
-        ready = [i for i in todo if i.key not in placed and set(i.prerequisites) <= placed]
-        if not ready:
+        ready = np.array([i.key not in placed and needs[n] <= placed for n, i in enumerate(todo)], dtype=bool)
+        if not ready.any():
             break
-        scored = [(_score(i, draws[i.key], regimes, states, contexts, campaign), i) for i in ready]
-        (log_gain, new_states), best = max(
-            scored, key=lambda s: (s[0][0] / max(s[1].effort_days.likely, MIN_EFFORT_DAYS), -position[s[1].key])
-        )
-        states = new_states
+        # every candidate scored at once (order_batch.py), a regime again only once a pick changed its step;
+        # the pick's own gain and states as _score gives them
+        for r in regimes:
+            if r.name not in by_regime:
+                by_regime[r.name] = batch_log_gains(len(todo), groups[r.name], states[r.name], contexts[r.name], r,
+                                                    campaign, _tok_s(r, states[r.name], campaign))
+        gains = sum((by_regime[r.name] for r in regimes), np.zeros(len(todo))) / max(len(regimes), 1)
+        best = todo[int(np.argmax(np.where(ready, gains / per_day, -np.inf)))]  # ties: the earliest in the plan
+        log_gain, states = _score(best, draws[best.key], regimes, states, contexts, campaign)
+        for r in regimes:
+            if best.key not in r.includes and any(e.applies_to(r.name) for e in best.effects):
+                by_regime.pop(r.name, None)
         placed.add(best.key)
         total_days += best.effort_days.likely
         letter, label = effort_band(best.effort_days.likely)

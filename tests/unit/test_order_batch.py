@@ -1,0 +1,111 @@
+"""The greedy order scores every candidate at once; each score is the one the candidate gets alone."""
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from app.planning.ceiling import StepFloor
+from app.planning.effects import point_draw
+from app.planning.model import (
+    Campaign,
+    Effect,
+    EffectKind,
+    Intervention,
+    LaunchProfile,
+    Profile,
+    SpecDecode,
+    Status,
+    ThreePoint,
+    Tier,
+)
+from app.planning.order_batch import batch_log_gains, groups_of
+from app.planning.projection import context_of
+from app.planning.step import start_state
+from app.planning.tiering import MIN_EFFORT_DAYS, _score, _tok_s, suggest_order
+from tests.factories import make_regime, same
+from tests.unit.test_ceiling import gpu, moe
+
+BUCKETS = ("attention", "moe", "dense_gemm", "other")
+
+
+def mixed_campaign(seed: int, with_floor: bool) -> Campaign:
+    """Every effect kind, effects limited to some regimes, work already in one baseline, traces and floors."""
+    rng = np.random.default_rng(seed)
+    names = ("batch 1", "concurrency 8", "concurrency 64")
+    launches = LaunchProfile(gpu_items=400, host_launches=400, step_ms=12.0, gpu_gap_us=0.5, gap_measured=False)
+    regimes = tuple(
+        make_regime(name, dict(zip(BUCKETS, rng.dirichlet(np.ones(4)).tolist(), strict=True)),
+                    concurrency=2 ** (3 * n), baseline_tok_s=10.0 * (n + 1), includes=frozenset({"K0"}) if n == 2 else
+                    frozenset(), step_ms=12.0 if n == 0 else None)
+        for n, name in enumerate(names)
+    )
+    traced = replace(regimes[0], profile=Profile.of(dict(regimes[0].profile.shares), launches))
+    regimes = (traced, *regimes[1:])
+    effects = [
+        Effect(kind=EffectKind.BUCKET, bucket="attention", speedup=ThreePoint(1.5, 2, 3)),
+        Effect(kind=EffectKind.BUCKET, bucket="host_overhead", speedup=same(3)),
+        Effect(kind=EffectKind.STEP, speedup=same(1.3), regimes=frozenset(names[:2])),
+        Effect(kind=EffectKind.TIME_SAVED, saved_ms=same(0.5), regimes=frozenset(names[1:])),
+        Effect(kind=EffectKind.TIME_SAVED, bucket="moe", saved_ms=same(0.2), regimes=frozenset(names)),
+        Effect(kind=EffectKind.LAUNCH_OVERHEAD, removed=same(0.95)),
+        Effect(kind=EffectKind.LAUNCH_COUNT, launches=same(-74)),
+        Effect(kind=EffectKind.SPEC_DECODE, spec=SpecDecode(draft_tokens=2, acceptance=ThreePoint(0.5, 0.7, 0.8),
+                                                            draft_cost=same(0.1))),
+        Effect(kind=EffectKind.SPEC_DECODE, spec=SpecDecode(draft_tokens=1, acceptance=same(0.7))),
+        Effect(kind=EffectKind.SPEC_DECODE, spec=SpecDecode(draft_tokens=3, per_position=(0.8, 0.6, 0.4))),
+        Effect(kind=EffectKind.BUCKET, bucket="sampling", speedup=same(2)),  # no such bucket: changes nothing
+    ]
+    interventions = []
+    for n in range(24):
+        chosen = rng.choice(len(effects), size=1 + n % 3, replace=False)
+        interventions.append(Intervention(
+            f"K{n}", f"candidate {n}", ThreePoint(1, 1 + n % 5, 9), tier_key="A",
+            effects=tuple(effects[i] for i in chosen), prerequisites=("K3",) if n == 7 else ()))
+    floors = tuple((r.name, StepFloor(gpu(), moe(), r.concurrency, 512)) for r in regimes) if with_floor else ()
+    return Campaign(regimes, (Tier("A", "A", 1),), tuple(interventions), floors=floors,
+                    ceilings_tok_s=() if with_floor else tuple((r.name, 400.0) for r in regimes))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("with_floor", [False, True])
+def test_each_batched_score_is_the_candidates_own_score(seed, with_floor):
+    campaign = mixed_campaign(seed, with_floor)
+    todo = list(campaign.interventions)
+    draws = {i.key: [point_draw(e) for e in i.effects] for i in todo}
+    regimes = list(campaign.regimes)
+    states = {r.name: start_state(r.profile) for r in regimes}
+    contexts = {r.name: context_of(r, campaign) for r in regimes}
+    batched = sum(batch_log_gains(len(todo), groups_of(todo, draws, r), states[r.name], contexts[r.name], r, campaign,
+                                  _tok_s(r, states[r.name], campaign)) for r in regimes) / len(regimes)
+    for n, candidate in enumerate(todo):
+        alone, _ = _score(candidate, draws[candidate.key], regimes, states, contexts, campaign)
+        assert batched[n] == pytest.approx(alone, rel=1e-12, abs=1e-15), candidate.key
+
+
+def greedy_one_by_one(campaign: Campaign) -> list[str]:
+    """The order as the planner made it before batching: every ready candidate scored alone, each round."""
+    todo = [i for i in campaign.interventions if i.status is not Status.REJECTED]
+    regimes = [r for r in campaign.regimes if r.baseline_tok_s]
+    states = {r.name: start_state(r.profile) for r in regimes}
+    contexts = {r.name: context_of(r, campaign) for r in regimes}
+    draws = {i.key: [point_draw(e) for e in i.effects] for i in todo}
+    placed: set[str] = set()
+    order = []
+    while ready := [i for i in todo if i.key not in placed and set(i.prerequisites) <= placed]:
+        scored = [(_score(i, draws[i.key], regimes, states, contexts, campaign), n, i) for n, i in enumerate(ready)]
+        (_, states), _, best = max(scored, key=lambda s: (s[0][0] / max(s[2].effort_days.likely, MIN_EFFORT_DAYS),
+                                                          -todo.index(s[2])))
+        placed.add(best.key)
+        order.append(best.key)
+    return order
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("with_floor", [False, True])
+def test_the_batched_order_is_the_one_by_one_order(seed, with_floor):
+    campaign = mixed_campaign(seed, with_floor)
+    ordering = suggest_order(campaign)
+    assert [p.key for p in ordering.picks] == greedy_one_by_one(campaign)
+    assert all(math.isfinite(p.gain) for p in ordering.picks)
