@@ -1,6 +1,6 @@
 """The greedy order's scores of every candidate at once: one array element a candidate.
 
-Each candidate's effects are applied to its own element of a broadcast step; an effect leaves the
+Each candidate's effects are applied to its own element of the step (numpy broadcasts the scalar step); an effect leaves the
 other elements as they are by taking its identity value there (a speedup of 1, nothing saved, no
 launch cost removed, speculative decoding kept to the power 0). The arithmetic is apply_effect's,
 so a candidate's score is the one `_score` in tiering.py computes for it alone.
@@ -68,10 +68,10 @@ def _shape(effect: Effect) -> tuple[Any, ...]:
 def batch_log_gains(n: int, groups: list[Group], state: StepState, context: RegimeContext, regime: Regime,
                     campaign: Campaign, before_tok_s: float) -> Any:
     """Each candidate's log-throughput gain in this regime if it came next."""
-    batch = state.broadcast(n)
+    batch = state.copy()  # scalars: the first effect of a group turns what it touches into arrays (broadcasting)
     for group in groups:
         apply_effect(group.effect, group.draw, batch, context)
-    return np.log(batch_tok_s(regime, batch, campaign) / before_tok_s)
+    return np.broadcast_to(np.log(batch_tok_s(regime, batch, campaign) / before_tok_s), (n,))
 
 
 def batch_tok_s(regime: Regime, state: StepState, campaign: Campaign) -> Any:
@@ -84,7 +84,7 @@ def batch_tok_s(regime: Regime, state: StepState, campaign: Campaign) -> Any:
         cap = np.zeros_like(tok_s) if found is None else np.broadcast_to(found, tok_s.shape)
     else:
         cap = np.zeros_like(tok_s)
-        for value in np.unique(verify):
+        for value in sorted(set(verify.tolist())):  # one or two values: the plain step and g + 1
             chosen = verify == value
             found = cap_tok_s(campaign, regime, StepState({}, None, tokens[chosen], int(value)))
             cap[chosen] = 0.0 if found is None else found
