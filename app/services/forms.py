@@ -34,6 +34,11 @@ class Form:
     errors: dict[str, str] = field(default_factory=dict)
     confirmable: bool = False  # the errors are warnings a tick in the form overrides
 
+    @classmethod
+    def rejected(cls, fields: Sequence[Field], data: Mapping[str, Any], exc: Any) -> Form:
+        """The form again after a FormInvalid: what the user typed, and the messages by field."""
+        return cls(fields, raw_values(fields, data), exc.errors, confirmable=exc.confirmable)
+
     def value(self, name: str) -> Any:
         return self.raw.get(name, [] if self._field(name).kind == "multiselect" else "")
 

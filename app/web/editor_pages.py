@@ -10,10 +10,10 @@ from app.services.editing import Editor, form_of, load_row, save_form
 from app.services.editing_effects import PROFILE_FIELDS, profile_initial, save_profile
 from app.services.editors import EDITORS
 from app.services.errors import FormInvalid, NotFound
-from app.services.forms import Form, raw_values
+from app.services.forms import Form
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep
 from app.web.pages import redirect
-from app.web.templating import render
+from app.web.templating import form_page
 
 router = APIRouter(include_in_schema=False)
 
@@ -35,9 +35,8 @@ def _editor(kind: str) -> Editor:
 
 def _form_page(request, campaign, editor: Editor, form: Form, action: str, title: str, htmx: bool,
                status: int = 200, delete_url: str = ""):
-    context = {"campaign": campaign, "form": form, "action": action, "title": title, "noun": editor.noun,
-               "delete_url": delete_url, "back": f"/campaigns/{campaign.id}"}
-    return render(request, "form.html", context, block="form" if htmx else None, status=status)
+    return form_page(request, campaign=campaign, form=form, title=title, noun=editor.noun, action=action,
+                     back=f"/campaigns/{campaign.id}", htmx=htmx, status=status, delete_url=delete_url)
 
 
 @router.get("/campaigns/{campaign_id:int}/{kind}/new")
@@ -93,7 +92,7 @@ async def _submit(request, session, campaign, editor: Editor, row, title: str, h
         save_form(session, editor, campaign.id, row, data, now=now)
     except FormInvalid as exc:
         fields = editor.fields(session, campaign.id)
-        form = Form(fields, raw_values(fields, data), exc.errors)
+        form = Form.rejected(fields, data, exc)
         return _form_page(request, campaign, editor, form, request.url.path, title, htmx, 422, delete_url)
     return redirect(f"/campaigns/{campaign.id}", htmx)
 
@@ -125,10 +124,8 @@ def profile_form(request: Request, campaign_id: int, campaign: CampaignDep, regi
 
 
 def _profile_page(request, campaign, regime: Regime, form: Form, htmx: bool = False, status: int = 200):
-    context = {"campaign": campaign, "form": form, "action": request.url.path, "noun": "profile",
-               "title": f"Profile of {regime.name}", "delete_url": "",
-               "back": f"/campaigns/{campaign.id}/regimes/{regime.id}"}
-    return render(request, "form.html", context, block="form" if htmx else None, status=status)
+    return form_page(request, campaign=campaign, form=form, title=f"Profile of {regime.name}", noun="profile",
+                     back=f"/campaigns/{campaign.id}/regimes/{regime.id}", htmx=htmx, status=status)
 
 
 @router.post("/campaigns/{campaign_id:int}/regimes/{regime_id:int}/profile")
@@ -140,6 +137,6 @@ async def save_profile_form(
     try:
         save_profile(session, regime, data, now=now)
     except FormInvalid as exc:
-        form = Form(PROFILE_FIELDS, raw_values(PROFILE_FIELDS, data), exc.errors)
+        form = Form.rejected(PROFILE_FIELDS, data, exc)
         return _profile_page(request, campaign, regime, form, htmx, status=422)
     return redirect(f"/campaigns/{campaign_id}/regimes/{regime_id}", htmx)

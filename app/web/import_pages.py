@@ -21,7 +21,7 @@ from app.services.kernel_rules import RULE_FIELDS, rules_text, save_rules
 from app.views.formatting import kernel_name, measured, timestamp
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SettingsDep
 from app.web.pages import redirect
-from app.web.templating import render
+from app.web.templating import form_page, render
 from app.web.uploads import CHUNK, save_uploads
 
 router = APIRouter(include_in_schema=False)
@@ -258,10 +258,9 @@ def rules_page(request: Request, campaign_id: int, campaign: CampaignDep, sessio
 
 
 def _rules_page(request, campaign, form, htmx=False, status=200):
-    context = {"campaign": campaign, "form": form, "action": f"/campaigns/{campaign.id}/import/rules",
-               "title": "Kernel → bucket rules", "noun": "rules", "delete_url": "",
-               "back": f"/campaigns/{campaign.id}/import"}
-    return render(request, "form.html", context, block="form" if htmx else None, status=status)
+    return form_page(request, campaign=campaign, form=form, title="Kernel → bucket rules", noun="rules",
+                     action=f"/campaigns/{campaign.id}/import/rules", back=f"/campaigns/{campaign.id}/import",
+                     htmx=htmx, status=status)
 
 
 @router.post("/campaigns/{campaign_id:int}/import/rules")
@@ -270,5 +269,5 @@ async def save_rules_form(request: Request, campaign_id: int, campaign: Campaign
     try:
         save_rules(session, campaign_id, parse_form(KernelRulesForm, data))
     except FormInvalid as exc:
-        return _rules_page(request, campaign, Form(RULE_FIELDS, raw_values(RULE_FIELDS, data), exc.errors), htmx, 422)
+        return _rules_page(request, campaign, Form.rejected(RULE_FIELDS, data, exc), htmx, 422)
     return redirect(f"/campaigns/{campaign_id}/import", htmx)

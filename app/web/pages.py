@@ -14,7 +14,7 @@ from app.models.fields import parse_form
 from app.models.measurements import RetractionCreate
 from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid, NotFound
-from app.services.forms import Form, raw_values
+from app.services.forms import Form
 from app.services.measurements import (
     CONFIRM,
     RETRACT_FIELDS,
@@ -29,7 +29,7 @@ from app.views.formatting import measured, timestamp
 from app.views.plan import plan_view
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep
 from app.web.fragments import changed_parts, plan_parts
-from app.web.templating import render
+from app.web.templating import form_page, render
 
 router = APIRouter(include_in_schema=False)
 
@@ -61,7 +61,7 @@ async def create_campaign(request: Request, session: SessionDep, htmx: IsHtmx, n
     try:
         campaign = campaign_service.create_campaign(session, data, now=now)
     except FormInvalid as exc:
-        form = Form(campaign_service.CAMPAIGN_FIELDS, raw_values(campaign_service.CAMPAIGN_FIELDS, data), exc.errors)
+        form = Form.rejected(campaign_service.CAMPAIGN_FIELDS, data, exc)
         return _campaigns_page(request, session, form, htmx, status=422)
     return redirect(f"/campaigns/{campaign.id}", htmx)
 
@@ -122,7 +122,7 @@ async def add_measurement(request: Request, campaign_id: int, _campaign: Campaig
                                          rows=loaded.rows)
     except FormInvalid as exc:
         fields = _measure_fields(loaded)
-        form = Form(fields, raw_values(fields, data), exc.errors, confirmable=exc.confirmable)
+        form = Form.rejected(fields, data, exc)
         if not htmx:
             return render(request, "plan.html", plan_context(session, campaign_id, now, form, plan=loaded), status=422)
         return HTMLResponse(str(parts.measure_form(before, form, "", CONFIRM)), status_code=422)
@@ -186,10 +186,9 @@ def _retract_page(request, session, campaign, measurement, form: Form, htmx: boo
             "It stays in the history, struck through with your reason; no baseline, gate or calibration uses it.")
     if row["retracted"]:
         lede = f"Already {row['retraction']}."
-    context = {"campaign": campaign, "form": form, "action": request.url.path, "title": title, "noun": "retraction",
-               "delete_url": "", "back": f"/campaigns/{campaign.id}/regimes/{regime.id}#history", "lede": lede,
-               "submit": "Retract measurement"}
-    return render(request, "form.html", context, block="form" if htmx else None, status=status)
+    return form_page(request, campaign=campaign, form=form, title=title, noun="retraction",
+                     back=f"/campaigns/{campaign.id}/regimes/{regime.id}#history", htmx=htmx, status=status,
+                     lede=lede, submit="Retract measurement")
 
 
 @router.get("/campaigns/{campaign_id:int}/measurements/{measurement_id:int}/retract")
@@ -206,7 +205,7 @@ async def retract(request: Request, campaign_id: int, campaign: CampaignDep, mea
     try:
         retract_measurement(session, campaign_id, measurement_id, parse_form(RetractionCreate, data), now=now)
     except FormInvalid as exc:
-        form = Form(RETRACT_FIELDS, raw_values(RETRACT_FIELDS, data), exc.errors)
+        form = Form.rejected(RETRACT_FIELDS, data, exc)
         return _retract_page(request, session, campaign, measurement, form, htmx, 422)
     return redirect(f"/campaigns/{campaign_id}/regimes/{measurement.regime_id}#history", htmx)
 

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 
 from app.services.editing_specs import SPEC_FORMS, save_spec, spec_initial
 from app.services.errors import FormInvalid, NotFound
-from app.services.forms import Form, raw_values
+from app.services.forms import Form
 from app.services.plan import plan_of
 from app.views.plan import plan_view
 from app.web.deps import CampaignDep, IsHtmx, SessionDep
@@ -50,5 +50,5 @@ async def save_spec_form(request: Request, campaign_id: int, campaign: CampaignD
     try:
         save_spec(session, which, campaign_id, data)
     except FormInvalid as exc:
-        return _page(request, campaign, which, Form(fields, raw_values(fields, data), exc.errors), htmx, 422)
+        return _page(request, campaign, which, Form.rejected(fields, data, exc), htmx, 422)
     return redirect(f"/campaigns/{campaign_id}/specs", htmx)

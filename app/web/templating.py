@@ -41,3 +41,11 @@ def render(
     response = HTMLResponse(html, status_code=status, headers=headers)
     response.headers["Vary"] = "HX-Request"
     return response
+
+
+def form_page(request: Request, *, campaign: Any, form: Any, title: str, noun: str, back: str, htmx: bool,
+              action: str = "", status: int = 200, **extra: Any) -> HTMLResponse:
+    """Every single-form page (editors, profile, kernel rules, retraction): first shown, or again with a 422."""
+    context = {"campaign": campaign, "form": form, "action": action or request.url.path, "title": title,
+               "noun": noun, "back": back, "delete_url": "", **extra}
+    return render(request, "form.html", context, block="form" if htmx else None, status=status)
