@@ -29,7 +29,7 @@ class MeasurementCreate(BaseModel):
     measured_at: UtcDatetime | None = field("Measured at (UTC)", default=None, help="blank: now")
     note: str = field("Note", default="", max_length=2000, placeholder="configuration, commit, flags")
     confirm: bool = field("Record it anyway: I checked the values flagged above", default=False,
-                          help="record values the checks flag as unlikely (a 422 with confirmable: true)")
+                          help="record values the checks flag as unlikely")
 
 
 class MeasurementPublic(BaseModel):
