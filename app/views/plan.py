@@ -9,6 +9,7 @@ from app.db.repo import CampaignRows
 from app.db.tables import pk
 from app.planning.gates import GateResult
 from app.planning.metrics import METRICS, THROUGHPUT_METRIC
+from app.planning.model import Effect
 from app.planning.projection import RegimeProjection, Step
 from app.planning.uncertainty import TierDistribution
 from app.services.analysis import Analysis
@@ -148,7 +149,8 @@ def plan_view(plan: Plan) -> PlanReport:
     by_regime = {p.regime: p for p in projections}
     regime_names = {pk(r): r.name for r in rows.regimes}
     gate_views = [_gate_view(g, res, by_regime, regime_names) for g, res in zip(rows.gates, results, strict=True)]
-    interventions = {i.id: _intervention_view(i, rows, analysis) for i in rows.interventions}
+    core_effects = _core_effects(rows, analysis)
+    interventions = {i.id: _intervention_view(i, rows, analysis, core_effects) for i in rows.interventions}
     efforts = {e.tier_key: e for e in analysis.simulation.efforts}
     tiers = []
     for tier in rows.tiers:
@@ -182,7 +184,7 @@ def plan_view(plan: Plan) -> PlanReport:
         regimes=regimes,
         tiers=tiers,
         unassigned=[interventions[i.id] for i in rows.interventions if i.tier_id is None],
-        assumptions=_assumptions(rows),
+        assumptions=_assumptions(rows, core_effects),
         gate_results=list(results),
         projections=projections,
         specs=specs_view(rows, analysis),
@@ -288,10 +290,22 @@ def _gate_view(gate, result: GateResult, by_regime: dict[str, RegimeProjection],
     )
 
 
-def _intervention_view(intervention, rows: CampaignRows, analysis: Analysis | None = None) -> InterventionView:
+def _core_effects(rows: CampaignRows, analysis: Analysis) -> dict[int, Effect]:
+    """Each stored effect's core value (the analysis keeps an intervention's effects in their stored order)."""
+    by_key = {i.key: i for i in analysis.campaign.interventions}
+    out: dict[int, Effect] = {}
+    for intervention in rows.interventions:
+        stored = [e for e in rows.effects if e.intervention_id == intervention.id]
+        out |= {pk(e): c for e, c in zip(stored, by_key[intervention.key].effects, strict=True)}
+    return out
+
+
+def _intervention_view(intervention, rows: CampaignRows, analysis: Analysis, core_effects: dict[int, Effect]
+                       ) -> InterventionView:
     names = {r.id: r.name for r in rows.regimes}
     effects = [
-        (pk(e), effect_text(e, [names[rid] for rid in rows.effect_regimes.get(pk(e), [])], analysis), e.provenance)
+        (pk(e), effect_text(core_effects[pk(e)], [names[rid] for rid in rows.effect_regimes.get(pk(e), [])],
+                            analysis), e.provenance)
         for e in rows.effects
         if e.intervention_id == intervention.id
     ]
@@ -320,7 +334,7 @@ def _outcome(projection: RegimeProjection, tier_key: str) -> str:
     )
 
 
-def _assumptions(rows: CampaignRows) -> list[str]:
+def _assumptions(rows: CampaignRows, core_effects: dict[int, Effect]) -> list[str]:
     """Every number the team assumed rather than measured or read."""
     names = {r.id: r.name for r in rows.regimes}
     out = [f"target of {r.name}: {fmt.tok_s(r.target_tok_s)}" for r in rows.regimes if r.target_provenance == "assumed"]
@@ -340,7 +354,8 @@ def _assumptions(rows: CampaignRows) -> list[str]:
             out.append(f"{i.key} effort: {fmt.three_point(i.effort_low_days, i.effort_likely_days, i.effort_high_days, ' d')}")
     for e in rows.effects:
         if e.provenance == "assumed":
-            out.append(f"{keys[e.intervention_id]}: {effect_text(e, [names[r] for r in rows.effect_regimes.get(pk(e), [])])}")
+            regimes = [names[r] for r in rows.effect_regimes.get(pk(e), [])]
+            out.append(f"{keys[e.intervention_id]}: {effect_text(core_effects[pk(e)], regimes)}")
     for regime in rows.regimes:
         profile = rows.profiles.get(pk(regime))
         if profile is not None and profile.gpu_items:

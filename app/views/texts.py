@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.db.mappers import to_core_effect
 from app.db.repo import CampaignRows
 from app.planning.effects import spec_cost, spec_tokens
 from app.planning.metrics import THROUGHPUT_METRIC
-from app.planning.model import need
+from app.planning.model import Effect, EffectKind, ThreePoint, need
 from app.planning.projection import RegimeProjection, Step
 from app.planning.step import host_cost_us, start_state
 from app.views import formatting as fmt
@@ -62,34 +61,36 @@ def launch_text(core_regime) -> str:
             f"GPU gap {gap} an item, fixed host time {fmt.number(launches.host_fixed_ms, 'ms')}: {bound}")
 
 
-def effect_text(effect, regime_names: Sequence[str], analysis=None) -> str:
+def _three(tp: ThreePoint | None, suffix: str = "", scale: float = 1.0) -> str:
+    tp = need(tp, "the estimate")
+    return fmt.three_point(tp.low * scale, tp.likely * scale, tp.high * scale, suffix)
+
+
+def effect_text(effect: Effect, regime_names: Sequence[str], analysis=None) -> str:
+    """One effect as the plan lists it: "attention 2.5x (2-3x) faster in every regime"."""
     where = f"in {', '.join(regime_names)}" if regime_names else "in every regime"
-    if effect.kind == "time_saved":
-        saved = fmt.three_point(effect.saved_ms_low, effect.saved_ms_likely, effect.saved_ms_high, " ms")
+    kind = effect.kind
+    if kind is EffectKind.TIME_SAVED:
         off = f"off {effect.bucket}" if effect.bucket else "off each step"
-        return f"{saved} {off} {where}"
-    if effect.kind == "spec_decode":
+        return f"{_three(effect.saved_ms, ' ms')} {off} {where}"
+    if kind is EffectKind.SPEC_DECODE:
         return f"{spec_decode_text(effect, regime_names, analysis)} {where}"
-    if effect.kind == "launch_overhead":
-        removed = fmt.three_point(effect.removed_low * 100, effect.removed_likely * 100, effect.removed_high * 100, "%")
-        return f"launch overhead: {removed} of each launch's host cost removed {where}"
-    if effect.kind == "launch_count":
-        change = fmt.three_point(effect.launches_low, effect.launches_likely, effect.launches_high)
-        return f"launches a step changed by {change} {where}"
-    speed = fmt.three_point(effect.speedup_low, effect.speedup_likely, effect.speedup_high, "x")
-    if effect.kind == "step":
-        return f"whole step {speed} faster {where}"
-    return f"{effect.bucket} {speed} faster {where}"
+    if kind is EffectKind.LAUNCH_OVERHEAD:
+        return f"launch overhead: {_three(effect.removed, '%', 100)} of each launch's host cost removed {where}"
+    if kind is EffectKind.LAUNCH_COUNT:
+        return f"launches a step changed by {_three(effect.launches)} {where}"
+    if kind is EffectKind.STEP:
+        return f"whole step {_three(effect.speedup, 'x')} faster {where}"
+    return f"{effect.bucket} {_three(effect.speedup, 'x')} faster {where}"
 
 
-def spec_decode_text(effect, regime_names: Sequence[str] = (), analysis=None) -> str:
+def spec_decode_text(effect: Effect, regime_names: Sequence[str] = (), analysis=None) -> str:
     """"speculative decoding, g = 1, acceptance 0.7 (0.5–0.85), c = 0.1: E 1.70, cost 1.10, 1.55x"."""
-    spec = need(to_core_effect(effect, frozenset()).spec, "the speculative decoding")
+    spec = need(effect.spec, "the speculative decoding")
     if spec.per_position:
         acceptance = "per-position acceptance " + ", ".join(fmt.plain(r) for r in spec.per_position)
     else:
-        rate = need(spec.acceptance, "the acceptance rate")
-        acceptance = "acceptance " + fmt.three_point(rate.low, rate.likely, rate.high)
+        acceptance = "acceptance " + _three(spec.acceptance)
     tokens = spec_tokens(spec)
     head = f"speculative decoding, g = {spec.draft_tokens}, {acceptance}"
     if spec.draft_cost is not None:
