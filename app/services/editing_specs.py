@@ -12,7 +12,7 @@ from app.db import repo
 from app.db.tables import HardwareSpec, ModelSpec
 from app.models.fields import form_fields, parse_form, plain_values
 from app.models.specs import HardwareSpecCreate, ModelSpecCreate
-from app.services.errors import FormInvalid
+from app.services.errors import FormInvalid, NotFound
 from app.services.presets import GPU_PRESETS, MODEL_PRESETS
 from app.views.formatting import plain
 
@@ -71,6 +71,15 @@ def store_spec(session: Session, which: str, campaign_id: int, spec: BaseModel):
     session.commit()
     session.refresh(row)
     return row
+
+
+def delete_spec(session: Session, which: str, campaign_id: int) -> None:
+    """Remove the campaign's hardware or model spec (the plan then says the ceiling is unknown); one commit."""
+    row = spec_row(session, which, campaign_id)
+    if row is None:
+        raise NotFound(f"campaign {campaign_id} has no {which} spec")
+    session.delete(row)
+    session.commit()
 
 
 def _model_errors(values: dict[str, Any]) -> dict[str, str]:

@@ -12,7 +12,7 @@ from app.models.effects import ProfileCreate, ProfilePublic, ShareOut
 from app.models.plan_rows import CampaignCreate, CampaignPublic, CampaignUpdate
 from app.models.specs import HardwareSpecCreate, ModelSpecCreate
 from app.services import campaigns as campaign_service
-from app.services import editing
+from app.services import editing, editing_specs
 from app.services.editing import Editor
 from app.services.editing_effects import store_profile
 from app.services.editing_specs import SPEC_MODELS, spec_row, store_spec
@@ -161,11 +161,7 @@ def put_model_spec(campaign_id: int, _campaign: CampaignDep, body: ModelSpecCrea
 @router.delete("/campaigns/{campaign_id}/specs/{which}", status_code=204, tags=["specs"])
 def delete_spec(campaign_id: int, _campaign: CampaignDep, which: SpecKind, session: SessionDep):
     """Remove the spec: the plan then says the ceiling is unknown."""
-    row = spec_row(session, which, campaign_id)
-    if row is None:
-        raise NotFound(f"campaign {campaign_id} has no {which} spec")
-    session.delete(row)
-    session.commit()
+    editing_specs.delete_spec(session, which, campaign_id)
     return Response(status_code=204)
 
 

@@ -125,3 +125,10 @@ def test_an_import_through_the_api_previews_then_stores_once(client, demo_id):
     assert [r["file_name"] for r in listed] == ["benchmark_serving_10qps.json"]
     assert client.delete(f"/api/campaigns/{demo_id}/imports/{stored.json()['batch']}").status_code == 204
     assert client.get(f"/api/campaigns/{demo_id}/imports").json() == []
+
+
+def test_a_spec_deleted_through_the_api_leaves_the_ceiling_unknown(client, demo_id):
+    assert client.delete(f"/api/campaigns/{demo_id}/specs/model").status_code == 204
+    assert client.get(f"/api/campaigns/{demo_id}/specs/model").status_code == 404
+    assert client.delete(f"/api/campaigns/{demo_id}/specs/model").status_code == 404
+    assert client.get(f"/api/campaigns/{demo_id}/plan").json()["regimes"][0]["ceiling_tok_s"] is None
