@@ -7,11 +7,10 @@ inputs of an effect arrive as floats (a point) or as numpy arrays of samples.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from app.planning.ceiling import StepFloor
 from app.planning.model import Effect, EffectKind, SpecDecode, ThreePoint, need
 from app.planning.step import HOST_BUCKET, StepState, Value, maximum
 
@@ -29,13 +28,19 @@ class EffectDraw:
     realised: Any = None  # calibration: the share of its log-gain a spec-decode effect keeps (arrays: order_batch)
 
 
+class VerifyCost(Protocol):
+    """What speculative decoding asks of a hardware model (a StepFloor; a stack of them in order_batch.py)."""
+
+    def verify_cost(self, draft_tokens: int) -> Value: ...
+
+
 @dataclass(frozen=True)
 class RegimeContext:
     """What an effect needs to know of its regime besides the step: its name, step time and hardware model."""
 
     name: str
-    step_ms: float | None  # the baseline step, to turn milliseconds into a share of it
-    floor: StepFloor | None = None
+    step_ms: Value  # the baseline step (ms), to turn milliseconds into a share of it; None without a baseline
+    floor: VerifyCost | None = None
 
 
 def spec_expected_tokens(acceptance: Value, draft_tokens: int) -> Value:
@@ -66,7 +71,7 @@ def spec_tokens(spec: SpecDecode, acceptance: Value = None) -> Value:
     return spec_expected_tokens(acceptance, spec.draft_tokens)
 
 
-def spec_cost(spec: SpecDecode, draft_cost: Value = None, floor: StepFloor | None = None) -> Value:
+def spec_cost(spec: SpecDecode, draft_cost: Value = None, floor: VerifyCost | None = None) -> Value:
     """The draft-and-verify step over a plain one: 1 + g c with a draft cost, else the hardware model's ratio."""
     if spec.draft_cost is not None:
         return spec_step_cost(spec.draft_tokens, spec.draft_cost.likely if draft_cost is None else draft_cost)
@@ -76,7 +81,7 @@ def spec_cost(spec: SpecDecode, draft_cost: Value = None, floor: StepFloor | Non
 
 
 def spec_speedup(spec: SpecDecode, acceptance: Value = None, draft_cost: Value = None,
-                 floor: StepFloor | None = None) -> Value:
+                 floor: VerifyCost | None = None) -> Value:
     """E / step cost for the given (or likely) acceptance and draft cost; None without a cost to go on."""
     cost = spec_cost(spec, draft_cost, floor)
     return None if cost is None else spec_tokens(spec, acceptance) / cost
@@ -110,6 +115,11 @@ def apply_effect(effect: Effect, draw: EffectDraw, state: StepState, regime: Reg
     """Apply one effect to the state in place; returns why it could not apply (None: it did, or is not for this regime)."""
     if not effect.applies_to(regime.name):
         return None
+    return change_step(effect, draw, state, regime)
+
+
+def change_step(effect: Effect, draw: EffectDraw, state: StepState, regime: RegimeContext) -> str | None:
+    """What apply_effect does once it knows the effect holds in the regime (order_batch.py has checked that itself)."""
     kind = effect.kind
     if kind is EffectKind.BUCKET:
         return _speed_up_bucket(state, need(effect.bucket, "the bucket"), draw.speedup)
@@ -172,7 +182,7 @@ def _ratio(top: Value, bottom: Value) -> Value:
     return top / bottom if bottom > 0 else 0.0
 
 
-def _spec_decode(state: StepState, spec: SpecDecode, draw: EffectDraw, floor: StepFloor | None) -> str | None:
+def _spec_decode(state: StepState, spec: SpecDecode, draw: EffectDraw, floor: VerifyCost | None) -> str | None:
     keep = 1.0 if draw.realised is None else draw.realised
     tokens = spec_tokens(spec, draw.acceptance) ** keep
     if spec.draft_cost is not None:
@@ -218,7 +228,7 @@ def _change_launches(state: StepState, launches: Value) -> str | None:
     return None
 
 
-def magnitude(effect: Effect, draw: EffectDraw, before: Value, after: Value, floor: StepFloor | None = None) -> Value:
+def magnitude(effect: Effect, draw: EffectDraw, before: Value, after: Value, floor: VerifyCost | None = None) -> Value:
     """How far an effect moves the step: |ln| of the per-token step change (spec decoding: |ln E| + |ln cost|)."""
     if effect.kind is EffectKind.SPEC_DECODE:
         spec = need(effect.spec, "the speculative decoding")

@@ -11,15 +11,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
-from app.planning.effects import EffectDraw, RegimeContext, apply_effect, point_draw
-from app.planning.model import Campaign, EffectKind, Intervention, Regime, Status
-from app.planning.order_batch import batch_log_gains, groups_of
-from app.planning.projection import ALREADY_IN_BASELINE, cap_tok_s, context_of
-from app.planning.step import StepState, start_state
+from app.planning.effects import point_draw
+from app.planning.model import Campaign, EffectKind, Intervention, Status
+from app.planning.order_batch import Scores, groups_of, stack_log_gains, stacks_of, states_after
+from app.planning.projection import ALREADY_IN_BASELINE
+from app.planning.step import start_state
 
 MIN_EFFORT_DAYS = 0.1  # a zero-day estimate must not make the gain per day infinite
 EFFORT_BANDS = ((5.0, "A", "days"), (30.0, "B", "weeks"), (math.inf, "C", "months"))
@@ -70,32 +69,38 @@ def suggest_order(campaign: Campaign) -> Ordering:
     known = {i.key for i in campaign.interventions}
     regimes = [r for r in campaign.regimes if r.baseline_tok_s]
     states = {r.name: start_state(r.profile) for r in regimes}
-    contexts = {r.name: context_of(r, campaign) for r in regimes}
     draws = {i.key: [point_draw(e) for e in i.effects] for i in todo}
-    groups = {r.name: groups_of(todo, draws, r) for r in regimes}
-    by_regime: dict[str, Any] = {}  # regime -> every candidate's log-gain there, while its step is unchanged
-    needs = [set(i.prerequisites) for i in todo]
+    stacks = stacks_of(regimes, states, campaign)
+    groups = [groups_of(todo, draws, stack) for stack in stacks]
+    scored: dict[int, Scores] = {}  # stack -> its candidates' scores, while its steps are unchanged
+    waiting = [set(i.prerequisites) - done for i in todo]
+    dependents: dict[str, list[int]] = {}
+    for n, keys in enumerate(waiting):
+        for key in keys:
+            dependents.setdefault(key, []).append(n)
+    ready = np.array([not w for w in waiting], dtype=bool)
     per_day = np.array([max(i.effort_days.likely, MIN_EFFORT_DAYS) for i in todo])
     picked: list[Pick] = []
     placed = set(done)
     total_days = 0.0
-    while True:
-        ready = np.array([i.key not in placed and needs[n] <= placed for n, i in enumerate(todo)], dtype=bool)
-        if not ready.any():
-            break
-        # every candidate scored at once (order_batch.py), a regime again only once a pick changed its step;
-        # the pick's own gain and states as _score gives them
-        for r in regimes:
-            if r.name not in by_regime:
-                by_regime[r.name] = batch_log_gains(len(todo), groups[r.name], states[r.name], contexts[r.name], r,
-                                                    campaign, _tok_s(r, states[r.name], campaign))
-        gains = sum((by_regime[r.name] for r in regimes), np.zeros(len(todo))) / max(len(regimes), 1)
-        best = todo[int(np.argmax(np.where(ready, gains / per_day, -np.inf)))]  # ties: the earliest in the plan
-        log_gain, states = _score(best, draws[best.key], regimes, states, contexts, campaign)
-        for r in regimes:
-            if best.key not in r.includes and any(e.applies_to(r.name) for e in best.effects):
-                by_regime.pop(r.name, None)
+    while ready.any():
+        # every candidate in every regime scored at once (order_batch.py), a stack again only once a pick changed
+        # one of its steps; the pick's column of each stack is the steps it leaves
+        for s, stack in enumerate(stacks):
+            if s not in scored:
+                scored[s] = stack_log_gains(stack, groups[s], states, campaign, len(todo))
+        gains = sum((scored[s].log_gains.sum(axis=0) for s in range(len(stacks))), np.zeros(len(todo)))
+        gains = gains / max(len(regimes), 1)
+        chosen = int(np.argmax(np.where(ready, gains / per_day, -np.inf)))  # ties: the earliest in the plan
+        best, log_gain = todo[chosen], float(gains[chosen])
+        for s, stack in enumerate(stacks):
+            if any(best.key not in r.includes and any(e.applies_to(r.name) for e in best.effects) for r in stack.regimes):
+                states = {**states, **states_after(stack, scored.pop(s), chosen, states)}
         placed.add(best.key)
+        ready[chosen] = False
+        for n in dependents.get(best.key, ()):
+            waiting[n].discard(best.key)
+            ready[n] = not waiting[n]
         total_days += best.effort_days.likely
         letter, label = effort_band(best.effort_days.likely)
         picked.append(
@@ -112,29 +117,6 @@ def suggest_order(campaign: Campaign) -> Ordering:
         )
     blocked = tuple((i.key, _why_blocked(i, placed, known)) for i in todo if i.key not in placed)
     return Ordering(picks=tuple(picked), overlaps=same_bucket_overlaps(campaign.interventions), blocked=blocked)
-
-
-def _score(intervention: Intervention, draws: list[EffectDraw], regimes: Iterable[Regime],
-           states: dict[str, StepState], contexts: dict[str, RegimeContext], campaign: Campaign
-           ) -> tuple[float, dict[str, StepState]]:
-    """Mean log-throughput gain over regimes if this intervention came next, and the states it leaves."""
-    new_states: dict[str, StepState] = {}
-    log_gains: list[float] = []
-    for regime in regimes:
-        before = states[regime.name]
-        after = before.copy()
-        if intervention.key not in regime.includes:
-            for effect, draw in zip(intervention.effects, draws, strict=False):
-                apply_effect(effect, draw, after, contexts[regime.name])
-        new_states[regime.name] = after
-        log_gains.append(math.log(_tok_s(regime, after, campaign) / _tok_s(regime, before, campaign)))
-    return (sum(log_gains) / len(log_gains) if log_gains else 0.0), new_states
-
-
-def _tok_s(regime: Regime, state: StepState, campaign: Campaign) -> float:
-    tok_s = float(regime.baseline_tok_s or 0) * float(state.tokens) / max(float(state.step()), 1e-12)
-    cap = cap_tok_s(campaign, regime, state)
-    return min(tok_s, float(cap)) if cap else tok_s
 
 
 def _why_blocked(intervention: Intervention, placed: set[str], known: set[str]) -> str:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from app.planning.ceiling import StepFloor
-from app.planning.effects import point_draw
+from app.planning.effects import EffectDraw, RegimeContext, apply_effect, point_draw
 from app.planning.model import (
     Campaign,
     Effect,
@@ -15,15 +15,16 @@ from app.planning.model import (
     Intervention,
     LaunchProfile,
     Profile,
+    Regime,
     SpecDecode,
     Status,
     ThreePoint,
     Tier,
 )
-from app.planning.order_batch import batch_log_gains, groups_of
-from app.planning.projection import context_of
-from app.planning.step import start_state
-from app.planning.tiering import MIN_EFFORT_DAYS, _score, _tok_s, suggest_order
+from app.planning.order_batch import groups_of, stack_log_gains, stacks_of
+from app.planning.projection import cap_tok_s, context_of
+from app.planning.step import StepState, start_state
+from app.planning.tiering import MIN_EFFORT_DAYS, suggest_order
 from tests.factories import make_regime, same
 from tests.unit.test_ceiling import gpu, moe
 
@@ -31,12 +32,14 @@ BUCKETS = ("attention", "moe", "dense_gemm", "other")
 
 
 def mixed_campaign(seed: int, with_floor: bool) -> Campaign:
-    """Every effect kind, effects limited to some regimes, work already in one baseline, traces and floors."""
+    """Every effect kind, effects limited to some regimes, work already in one baseline, traces and floors, and a
+    regime whose profile lacks a bucket the others have."""
     rng = np.random.default_rng(seed)
-    names = ("batch 1", "concurrency 8", "concurrency 64")
+    names = ("batch 1", "concurrency 8", "concurrency 64", "concurrency 512")
     launches = LaunchProfile(gpu_items=400, host_launches=400, step_ms=12.0, gpu_gap_us=0.5, gap_measured=False)
     regimes = tuple(
-        make_regime(name, dict(zip(BUCKETS, rng.dirichlet(np.ones(4)).tolist(), strict=True)),
+        make_regime(name, dict(zip(BUCKETS[: 3 if n == 3 else 4], rng.dirichlet(np.ones(3 if n == 3 else 4)).tolist(),
+                                   strict=True)),
                     concurrency=2 ** (3 * n), baseline_tok_s=10.0 * (n + 1), includes=frozenset({"K0"}) if n == 2 else
                     frozenset(), step_ms=12.0 if n == 0 else None)
         for n, name in enumerate(names)
@@ -77,14 +80,40 @@ def test_each_batched_score_is_the_candidates_own_score(seed, with_floor):
     regimes = list(campaign.regimes)
     states = {r.name: start_state(r.profile) for r in regimes}
     contexts = {r.name: context_of(r, campaign) for r in regimes}
-    batched = sum(batch_log_gains(len(todo), groups_of(todo, draws, r), states[r.name], contexts[r.name], r, campaign,
-                                  _tok_s(r, states[r.name], campaign)) for r in regimes) / len(regimes)
+    stacks = stacks_of(regimes, states, campaign)
+    assert 1 < len(stacks) < len(regimes)  # a traced regime stands alone, the three others share a stack
+    batched = sum(stack_log_gains(stack, groups_of(todo, draws, stack), states, campaign, len(todo)).log_gains.sum(axis=0)
+                  for stack in stacks) / len(regimes)
     for n, candidate in enumerate(todo):
-        alone, _ = _score(candidate, draws[candidate.key], regimes, states, contexts, campaign)
+        alone, _ = score_alone(candidate, draws[candidate.key], regimes, states, contexts, campaign)
         assert batched[n] == pytest.approx(alone, rel=1e-12, abs=1e-15), candidate.key
 
 
-def greedy_one_by_one(campaign: Campaign) -> list[str]:
+def score_alone(intervention: Intervention, draws: list[EffectDraw], regimes: list[Regime],
+                states: dict[str, StepState], contexts: dict[str, RegimeContext], campaign: Campaign
+                ) -> tuple[float, dict[str, StepState]]:
+    """One candidate scored by itself, effect by effect (what the planner did before batching): the mean
+    log-throughput gain over regimes if it came next, and the states it leaves."""
+    new_states: dict[str, StepState] = {}
+    log_gains: list[float] = []
+    for regime in regimes:
+        before = states[regime.name]
+        after = before.copy()
+        if intervention.key not in regime.includes:
+            for effect, draw in zip(intervention.effects, draws, strict=True):
+                apply_effect(effect, draw, after, contexts[regime.name])
+        new_states[regime.name] = after
+        log_gains.append(math.log(tok_s_of(regime, after, campaign) / tok_s_of(regime, before, campaign)))
+    return sum(log_gains) / len(log_gains), new_states
+
+
+def tok_s_of(regime: Regime, state: StepState, campaign: Campaign) -> float:
+    tok_s = float(regime.baseline_tok_s or 0) * float(state.tokens) / max(float(state.step()), 1e-12)
+    cap = cap_tok_s(campaign, regime, state)
+    return min(tok_s, float(cap)) if cap else tok_s
+
+
+def greedy_one_by_one(campaign: Campaign) -> list[tuple[str, float]]:
     """The order as the planner made it before batching: every ready candidate scored alone, each round."""
     todo = [i for i in campaign.interventions if i.status is not Status.REJECTED]
     regimes = [r for r in campaign.regimes if r.baseline_tok_s]
@@ -94,11 +123,11 @@ def greedy_one_by_one(campaign: Campaign) -> list[str]:
     placed: set[str] = set()
     order = []
     while ready := [i for i in todo if i.key not in placed and set(i.prerequisites) <= placed]:
-        scored = [(_score(i, draws[i.key], regimes, states, contexts, campaign), n, i) for n, i in enumerate(ready)]
-        (_, states), _, best = max(scored, key=lambda s: (s[0][0] / max(s[2].effort_days.likely, MIN_EFFORT_DAYS),
+        scored = [(score_alone(i, draws[i.key], regimes, states, contexts, campaign), n, i) for n, i in enumerate(ready)]
+        (log_gain, states), _, best = max(scored, key=lambda s: (s[0][0] / max(s[2].effort_days.likely, MIN_EFFORT_DAYS),
                                                           -todo.index(s[2])))
         placed.add(best.key)
-        order.append(best.key)
+        order.append((best.key, math.exp(log_gain)))
     return order
 
 
@@ -107,5 +136,7 @@ def greedy_one_by_one(campaign: Campaign) -> list[str]:
 def test_the_batched_order_is_the_one_by_one_order(seed, with_floor):
     campaign = mixed_campaign(seed, with_floor)
     ordering = suggest_order(campaign)
-    assert [p.key for p in ordering.picks] == greedy_one_by_one(campaign)
-    assert all(math.isfinite(p.gain) for p in ordering.picks)
+    one_by_one = greedy_one_by_one(campaign)
+    assert [p.key for p in ordering.picks] == [key for key, _ in one_by_one]
+    assert [p.gain for p in ordering.picks] == pytest.approx([gain for _, gain in one_by_one], rel=1e-12)
+    assert len({p.gain for p in ordering.picks}) > 3 and all(math.isfinite(p.gain) for p in ordering.picks)
