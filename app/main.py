@@ -44,7 +44,7 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
-    app.state.templates = make_templates(str(settings.templates_dir))
+    app.state.templates = make_templates(str(settings.templates_dir), app)
     app.state.clock = clock
     app.state.page_cache = {}  # rendered plan pages by ETag (app/web/pages.py)
     app.state.import_jobs = {}  # token -> background parse of a large upload

@@ -13,7 +13,7 @@ from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Form
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep
 from app.web.pages import redirect
-from app.web.templating import form_page
+from app.web.templating import form_page, path_for
 
 router = APIRouter(include_in_schema=False)
 
@@ -36,10 +36,10 @@ def _editor(kind: str) -> Editor:
 def _form_page(request, campaign, editor: Editor, form: Form, action: str, title: str, htmx: bool,
                status: int = 200, delete_url: str = ""):
     return form_page(request, campaign=campaign, form=form, title=title, noun=editor.noun, action=action,
-                     back=f"/campaigns/{campaign.id}", htmx=htmx, status=status, delete_url=delete_url)
+                     back=path_for(request.app, "plan", campaign_id=campaign.id), htmx=htmx, status=status, delete_url=delete_url)
 
 
-@router.get("/campaigns/{campaign_id:int}/{kind}/new")
+@router.get("/campaigns/{campaign_id:int}/{kind}/new", name="new_row")
 def new_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: str, session: SessionDep):
     editor = _editor(kind)
     chosen = {k: v for k, v in request.query_params.items() if k in editor.create.model_fields}
@@ -47,43 +47,45 @@ def new_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: st
     return _form_page(request, campaign, editor, form, request.url.path, f"New {editor.noun}", False)
 
 
-@router.post("/campaigns/{campaign_id:int}/{kind}/new")
+@router.post("/campaigns/{campaign_id:int}/{kind}/new", name="create_row")
 async def create(request: Request, campaign_id: int, campaign: CampaignDep,
                  kind: str, session: SessionDep, htmx: IsHtmx, now: NowDep):
     editor = _editor(kind)
     return await _submit(request, session, campaign, editor, None, f"New {editor.noun}", htmx, now)
 
 
-@router.get("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/edit")
+@router.get("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/edit", name="edit_row")
 def edit_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: str, row_id: int, session: SessionDep):
     editor = _editor(kind)
     row = load_row(session, editor, campaign_id, row_id)
     form = form_of(session, editor, campaign_id, row)
     return _form_page(request, campaign, editor, form, request.url.path, f"Edit {editor.noun}", False,
-                      delete_url=_delete_url(campaign_id, kind, row_id))
+                      delete_url=_delete_url(request, campaign_id, kind, row_id))
 
 
-@router.post("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/edit")
+@router.post("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/edit", name="update_row")
 async def update(request: Request, campaign_id: int, campaign: CampaignDep,
                  kind: str, row_id: int, session: SessionDep, htmx: IsHtmx,
                  now: NowDep):
     editor = _editor(kind)
     row = load_row(session, editor, campaign_id, row_id)
     return await _submit(request, session, campaign, editor, row, f"Edit {editor.noun}", htmx, now,
-                         _delete_url(campaign_id, kind, row_id))
+                         _delete_url(request, campaign_id, kind, row_id))
 
 
-@router.post("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/delete")
-def delete(campaign_id: int, kind: str, row_id: int, session: SessionDep, htmx: IsHtmx):
+@router.post("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/delete", name="delete_row")
+def delete(request: Request, campaign_id: int, kind: str, row_id: int, session: SessionDep, htmx: IsHtmx):
     editor = _editor(kind)
     if kind not in DELETABLE:
         raise NotFound(f"{editor.noun} rows cannot be deleted here")
     editing.delete(session, editor, campaign_id, row_id)
-    return redirect(f"/campaigns/{campaign_id}", htmx)
+    return redirect(path_for(request.app, "plan", campaign_id=campaign_id), htmx)
 
 
-def _delete_url(campaign_id: int, kind: str, row_id: int) -> str:
-    return f"/campaigns/{campaign_id}/{kind}/{row_id}/delete" if kind in DELETABLE else ""
+def _delete_url(request: Request, campaign_id: int, kind: str, row_id: int) -> str:
+    if kind not in DELETABLE:
+        return ""
+    return path_for(request.app, "delete_row", campaign_id=campaign_id, kind=kind, row_id=row_id)
 
 
 async def _submit(request, session, campaign, editor: Editor, row, title: str, htmx: bool, now, delete_url: str = ""):
@@ -94,17 +96,17 @@ async def _submit(request, session, campaign, editor: Editor, row, title: str, h
         fields = editor.fields(session, campaign.id)
         form = Form.rejected(fields, data, exc)
         return _form_page(request, campaign, editor, form, request.url.path, title, htmx, 422, delete_url)
-    return redirect(f"/campaigns/{campaign.id}", htmx)
+    return redirect(path_for(request.app, "plan", campaign_id=campaign.id), htmx)
 
 
-@router.get("/campaigns/{campaign_id:int}/edit")
+@router.get("/campaigns/{campaign_id:int}/edit", name="edit_campaign")
 def edit_campaign_form(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
     editor = EDITORS["campaign"]
     form = form_of(session, editor, campaign_id, campaign)
     return _form_page(request, campaign, editor, form, request.url.path, "Edit campaign", False)
 
 
-@router.post("/campaigns/{campaign_id:int}/edit")
+@router.post("/campaigns/{campaign_id:int}/edit", name="save_campaign")
 async def edit_campaign(request: Request, campaign_id: int, campaign: CampaignDep,
                         session: SessionDep, htmx: IsHtmx, now: NowDep):
     return await _submit(request, session, campaign, EDITORS["campaign"], campaign, "Edit campaign", htmx, now)
@@ -117,7 +119,7 @@ def _regime(session, campaign_id: int, regime_id: int) -> Regime:
     return regime
 
 
-@router.get("/campaigns/{campaign_id:int}/regimes/{regime_id:int}/profile")
+@router.get("/campaigns/{campaign_id:int}/regimes/{regime_id:int}/profile", name="profile")
 def profile_form(request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep):
     regime = _regime(session, campaign_id, regime_id)
     return _profile_page(request, campaign, regime, Form(PROFILE_FIELDS, raw=profile_initial(session, regime)))
@@ -125,10 +127,10 @@ def profile_form(request: Request, campaign_id: int, campaign: CampaignDep, regi
 
 def _profile_page(request, campaign, regime: Regime, form: Form, htmx: bool = False, status: int = 200):
     return form_page(request, campaign=campaign, form=form, title=f"Profile of {regime.name}", noun="profile",
-                     back=f"/campaigns/{campaign.id}/regimes/{regime.id}", htmx=htmx, status=status)
+                     back=path_for(request.app, "regime", campaign_id=campaign.id, regime_id=regime.id), htmx=htmx, status=status)
 
 
-@router.post("/campaigns/{campaign_id:int}/regimes/{regime_id:int}/profile")
+@router.post("/campaigns/{campaign_id:int}/regimes/{regime_id:int}/profile", name="save_profile")
 async def save_profile_form(
     request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep, htmx: IsHtmx, now: NowDep
 ):
@@ -139,4 +141,4 @@ async def save_profile_form(
     except FormInvalid as exc:
         form = Form.rejected(PROFILE_FIELDS, data, exc)
         return _profile_page(request, campaign, regime, form, htmx, status=422)
-    return redirect(f"/campaigns/{campaign_id}/regimes/{regime_id}", htmx)
+    return redirect(path_for(request.app, "regime", campaign_id=campaign_id, regime_id=regime_id), htmx)

@@ -21,7 +21,7 @@ from app.services.kernel_rules import RULE_FIELDS, rules_text, save_rules
 from app.views.formatting import kernel_name, measured, timestamp
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SettingsDep
 from app.web.pages import redirect
-from app.web.templating import form_page, render
+from app.web.templating import form_page, path_for, render
 from app.web.uploads import CHUNK, save_uploads
 
 router = APIRouter(include_in_schema=False)
@@ -98,12 +98,12 @@ def _steps_view(preview: Preview) -> dict | None:
     }
 
 
-@router.get("/campaigns/{campaign_id:int}/import")
+@router.get("/campaigns/{campaign_id:int}/import", name="import")
 def import_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
     return _page(request, session, campaign, Form(_fields(session, campaign_id), raw=dict(IMPORT_DEFAULTS)))
 
 
-@router.post("/campaigns/{campaign_id:int}/import")
+@router.post("/campaigns/{campaign_id:int}/import", name="upload")
 async def upload(request: Request, campaign_id: int, campaign: CampaignDep,
                  session: SessionDep, settings: SettingsDep, htmx: IsHtmx,
                  now: NowDep):
@@ -192,7 +192,7 @@ def _parsing_page(request, campaign, job: ParseJob, htmx: bool):
     return render(request, "import_parsing.html", context, block="import_body" if htmx else None)
 
 
-@router.get("/campaigns/{campaign_id:int}/import/{token}/status")
+@router.get("/campaigns/{campaign_id:int}/import/{token}/status", name="import_status")
 def parse_status(request: Request, campaign_id: int, campaign: CampaignDep,
                  token: str, session: SessionDep, settings: SettingsDep,
                  htmx: IsHtmx):
@@ -218,7 +218,7 @@ def _load_preview(settings, token: str) -> Preview:
     return Preview.from_json(path.read_text(encoding="utf-8"))
 
 
-@router.post("/campaigns/{campaign_id:int}/import/{token}/confirm")
+@router.post("/campaigns/{campaign_id:int}/import/{token}/confirm", name="confirm_import")
 async def confirm(request: Request, campaign_id: int, campaign: CampaignDep,
                   token: str, session: SessionDep, settings: SettingsDep,
                   htmx: IsHtmx, now: NowDep):
@@ -235,23 +235,23 @@ async def confirm(request: Request, campaign_id: int, campaign: CampaignDep,
         return _page(request, session, campaign, Form(fields, dict(IMPORT_DEFAULTS)), preview=preview, token=token,
                      htmx=htmx, status=422, confirm=confirm_form)
     shutil.rmtree(Path(settings.upload_dir) / token, ignore_errors=True)
-    return redirect(f"/campaigns/{campaign_id}", htmx)
+    return redirect(path_for(request.app, "plan", campaign_id=campaign_id), htmx)
 
 
-@router.post("/campaigns/{campaign_id:int}/import/{token}/cancel")
-def cancel(campaign_id: int, token: str, settings: SettingsDep, htmx: IsHtmx):
+@router.post("/campaigns/{campaign_id:int}/import/{token}/cancel", name="cancel_import")
+def cancel(request: Request, campaign_id: int, token: str, settings: SettingsDep, htmx: IsHtmx):
     if token.isalnum():
         shutil.rmtree(Path(settings.upload_dir) / token, ignore_errors=True)
-    return redirect(f"/campaigns/{campaign_id}/import", htmx)
+    return redirect(path_for(request.app, "import", campaign_id=campaign_id), htmx)
 
 
-@router.post("/campaigns/{campaign_id:int}/imports/{batch}/undo")
-def undo(campaign_id: int, batch: str, session: SessionDep, htmx: IsHtmx):
+@router.post("/campaigns/{campaign_id:int}/imports/{batch}/undo", name="undo_import")
+def undo(request: Request, campaign_id: int, batch: str, session: SessionDep, htmx: IsHtmx):
     undo_import(session, campaign_id, batch)
-    return redirect(f"/campaigns/{campaign_id}/import", htmx)
+    return redirect(path_for(request.app, "import", campaign_id=campaign_id), htmx)
 
 
-@router.get("/campaigns/{campaign_id:int}/import/rules")
+@router.get("/campaigns/{campaign_id:int}/import/rules", name="kernel_rules")
 def rules_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
     form = Form(RULE_FIELDS, raw={"rules": rules_text(session, campaign_id)})
     return _rules_page(request, campaign, form)
@@ -259,15 +259,16 @@ def rules_page(request: Request, campaign_id: int, campaign: CampaignDep, sessio
 
 def _rules_page(request, campaign, form, htmx=False, status=200):
     return form_page(request, campaign=campaign, form=form, title="Kernel → bucket rules", noun="rules",
-                     action=f"/campaigns/{campaign.id}/import/rules", back=f"/campaigns/{campaign.id}/import",
+                     action=path_for(request.app, "save_kernel_rules", campaign_id=campaign.id),
+                     back=path_for(request.app, "import", campaign_id=campaign.id),
                      htmx=htmx, status=status)
 
 
-@router.post("/campaigns/{campaign_id:int}/import/rules")
+@router.post("/campaigns/{campaign_id:int}/import/rules", name="save_kernel_rules")
 async def save_rules_form(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep, htmx: IsHtmx):
     data = await request.form()
     try:
         save_rules(session, campaign_id, parse_form(KernelRulesForm, data))
     except FormInvalid as exc:
         return _rules_page(request, campaign, Form.rejected(RULE_FIELDS, data, exc), htmx, 422)
-    return redirect(f"/campaigns/{campaign_id}/import", htmx)
+    return redirect(path_for(request.app, "import", campaign_id=campaign_id), htmx)

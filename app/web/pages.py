@@ -29,7 +29,7 @@ from app.views.formatting import measured, timestamp
 from app.views.plan import plan_view
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep
 from app.web.fragments import changed_parts, plan_parts
-from app.web.templating import form_page, render
+from app.web.templating import form_page, path_for, render
 
 router = APIRouter(include_in_schema=False)
 
@@ -41,7 +41,7 @@ def redirect(url: str, htmx: bool) -> Response:
     return RedirectResponse(url, status_code=303)
 
 
-@router.get("/")
+@router.get("/", name="campaigns")
 def campaign_list(request: Request, session: SessionDep):
     form = Form(campaign_service.CAMPAIGN_FIELDS, raw={"gpu_count": "1"})
     return _campaigns_page(request, session, form, block=False)
@@ -55,7 +55,7 @@ def _campaigns_page(request, session, form: Form, block: bool, status: int = 200
                   block="campaign_form" if block else None, status=status)
 
 
-@router.post("/campaigns")
+@router.post("/campaigns", name="add_campaign")
 async def create_campaign(request: Request, session: SessionDep, htmx: IsHtmx, now: NowDep):
     data = await request.form()
     try:
@@ -63,7 +63,7 @@ async def create_campaign(request: Request, session: SessionDep, htmx: IsHtmx, n
     except FormInvalid as exc:
         form = Form.rejected(campaign_service.CAMPAIGN_FIELDS, data, exc)
         return _campaigns_page(request, session, form, htmx, status=422)
-    return redirect(f"/campaigns/{campaign.id}", htmx)
+    return redirect(path_for(request.app, "plan", campaign_id=campaign.id), htmx)
 
 
 def _measure_fields(plan: Plan):
@@ -82,7 +82,7 @@ def plan_context(session, campaign_id: int, now, form: Form | None = None, saved
 PAGE_CACHE_SIZE = 64
 
 
-@router.get("/campaigns/{campaign_id:int}")
+@router.get("/campaigns/{campaign_id:int}", name="plan")
 def plan_page(request: Request, campaign_id: int, htmx: IsHtmx, now: NowDep):
     """The plan page. Rendered once a database revision (and minute, for the form's default time): a repeat
     is served from memory, and a browser holding the same ETag gets 304."""
@@ -108,7 +108,7 @@ def plan_page(request: Request, campaign_id: int, htmx: IsHtmx, now: NowDep):
     return Response(body, media_type="text/html; charset=utf-8", headers=headers)
 
 
-@router.post("/campaigns/{campaign_id:int}/measurements")
+@router.post("/campaigns/{campaign_id:int}/measurements", name="add_measurement")
 async def add_measurement(request: Request, campaign_id: int, _campaign: CampaignDep,
                           session: SessionDep, htmx: IsHtmx, now: NowDep):
     """Record a measurement. htmx gets the form back (with its messages on a 422) and, after a save, only the
@@ -127,7 +127,7 @@ async def add_measurement(request: Request, campaign_id: int, _campaign: Campaig
             return render(request, "plan.html", plan_context(session, campaign_id, now, form, plan=loaded), status=422)
         return HTMLResponse(str(parts.measure_form(before, form, "", CONFIRM)), status_code=422)
     if not htmx:
-        return RedirectResponse(f"/campaigns/{campaign_id}", status_code=303)
+        return RedirectResponse(path_for(request.app, "plan", campaign_id=campaign_id), status_code=303)
     saved = f"Recorded {measurement.metric} = {measured(measurement.value)} {measurement.unit} as a {measurement.kind}."
     context = plan_context(session, campaign_id, now, saved=saved)
     context["form"].raw["regime"] = data.get("regime", "")
@@ -138,7 +138,7 @@ async def add_measurement(request: Request, campaign_id: int, _campaign: Campaig
     return HTMLResponse(body, headers={"Vary": "HX-Request"})
 
 
-@router.get("/campaigns/{campaign_id:int}/regimes/{regime_id:int}")
+@router.get("/campaigns/{campaign_id:int}/regimes/{regime_id:int}", name="regime")
 def regime_page(request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep):
     return _regime_page(request, session, campaign, regime_id)
 
@@ -186,18 +186,18 @@ def _retract_page(request, session, campaign, measurement, form: Form, htmx: boo
             "It stays in the history, struck through with your reason; no baseline, gate or calibration uses it.")
     if row["retracted"]:
         lede = f"Already {row['retraction']}."
-    return form_page(request, campaign=campaign, form=form, title=title, noun="retraction",
-                     back=f"/campaigns/{campaign.id}/regimes/{regime.id}#history", htmx=htmx, status=status,
-                     lede=lede, submit="Retract measurement")
+    history = path_for(request.app, "regime", campaign_id=campaign.id, regime_id=regime.id) + "#history"
+    return form_page(request, campaign=campaign, form=form, title=title, noun="retraction", back=history, htmx=htmx,
+                     status=status, lede=lede, submit="Retract measurement")
 
 
-@router.get("/campaigns/{campaign_id:int}/measurements/{measurement_id:int}/retract")
+@router.get("/campaigns/{campaign_id:int}/measurements/{measurement_id:int}/retract", name="retract_form")
 def retract_form(request: Request, campaign_id: int, campaign: CampaignDep, measurement_id: int, session: SessionDep):
     measurement = _measurement(session, campaign_id, measurement_id)
     return _retract_page(request, session, campaign, measurement, Form(RETRACT_FIELDS))
 
 
-@router.post("/campaigns/{campaign_id:int}/measurements/{measurement_id:int}/retract")
+@router.post("/campaigns/{campaign_id:int}/measurements/{measurement_id:int}/retract", name="save_retraction")
 async def retract(request: Request, campaign_id: int, campaign: CampaignDep, measurement_id: int, session: SessionDep,
                   htmx: IsHtmx, now: NowDep):
     measurement = _measurement(session, campaign_id, measurement_id)
@@ -207,10 +207,11 @@ async def retract(request: Request, campaign_id: int, campaign: CampaignDep, mea
     except FormInvalid as exc:
         form = Form.rejected(RETRACT_FIELDS, data, exc)
         return _retract_page(request, session, campaign, measurement, form, htmx, 422)
-    return redirect(f"/campaigns/{campaign_id}/regimes/{measurement.regime_id}#history", htmx)
+    return redirect(path_for(request.app, "regime", campaign_id=campaign_id, regime_id=measurement.regime_id) + "#history",
+                    htmx)
 
 
-@router.get("/campaigns/{campaign_id:int}/roadmap.md")
+@router.get("/campaigns/{campaign_id:int}/roadmap.md", name="roadmap")
 def roadmap_markdown(campaign_id: int, session: SessionDep, now: NowDep):
     plan = plan_view(plan_of(session, campaign_id=campaign_id))
     filename = f"roadmap-campaign-{campaign_id}.md"

@@ -11,13 +11,13 @@ from app.services.plan import plan_of
 from app.views.plan import plan_view
 from app.web.deps import CampaignDep, IsHtmx, SessionDep
 from app.web.pages import redirect
-from app.web.templating import render
+from app.web.templating import path_for, render
 
 router = APIRouter(include_in_schema=False)
 TITLES = {"hardware": "Hardware spec", "model": "Model spec"}
 
 
-@router.get("/campaigns/{campaign_id:int}/specs")
+@router.get("/campaigns/{campaign_id:int}/specs", name="specs")
 def specs_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
     return render(request, "specs.html", {"campaign": campaign, "plan": plan_view(plan_of(session, campaign_id=campaign_id))})
 
@@ -31,18 +31,18 @@ def _which(which: str):
 def _page(request, campaign, which, form, htmx=False, status=200):
     presets = [(key, p.name) for key, p in _which(which)[2].items()]
     context = {"campaign": campaign, "form": form, "which": which, "title": TITLES[which], "presets": presets,
-               "action": f"/campaigns/{campaign.id}/specs/{which}"}
+               "action": path_for(request.app, "save_spec", campaign_id=campaign.id, which=which)}
     return render(request, "spec_form.html", context, block="form" if htmx else None, status=status)
 
 
-@router.get("/campaigns/{campaign_id:int}/specs/{which}")
+@router.get("/campaigns/{campaign_id:int}/specs/{which}", name="spec")
 def spec_form(request: Request, campaign_id: int, campaign: CampaignDep,
               which: str, session: SessionDep, preset: str | None = None):
     _, fields, _, _ = _which(which)
     return _page(request, campaign, which, Form(fields, raw=spec_initial(session, which, campaign_id, preset)))
 
 
-@router.post("/campaigns/{campaign_id:int}/specs/{which}")
+@router.post("/campaigns/{campaign_id:int}/specs/{which}", name="save_spec")
 async def save_spec_form(request: Request, campaign_id: int, campaign: CampaignDep,
                          which: str, session: SessionDep, htmx: IsHtmx):
     _, fields, _, _ = _which(which)
@@ -51,4 +51,4 @@ async def save_spec_form(request: Request, campaign_id: int, campaign: CampaignD
         save_spec(session, which, campaign_id, data)
     except FormInvalid as exc:
         return _page(request, campaign, which, Form.rejected(fields, data, exc), htmx, 422)
-    return redirect(f"/campaigns/{campaign_id}/specs", htmx)
+    return redirect(path_for(request.app, "specs", campaign_id=campaign_id), htmx)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
+from urllib.parse import urlencode
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
@@ -12,9 +13,25 @@ from jinja2_fragments import render_block
 from app.planning.metrics import METRICS
 
 
-def make_templates(directory: str) -> Jinja2Templates:
+class Routes(Protocol):
+    def url_path_for(self, name: str, /, **path_params: Any) -> Any: ...
+
+
+def path_for(routes: Routes, name: str, query: dict[str, Any] | None = None, **params: Any) -> str:
+    """The path of the route called `name` (a page, a form's action, a redirect), with an optional query string."""
+    path = str(routes.url_path_for(name, **params))
+    return f"{path}?{urlencode(query)}" if query else path
+
+
+def make_templates(directory: str, routes: Routes) -> Jinja2Templates:
     templates = Jinja2Templates(directory=directory)
     templates.env.globals["metrics"] = METRICS
+    # url_for gives paths, not absolute URLs: a rendered page is cached and served to any host name, and a macro
+    # rendered from Python has no request to ask.
+    def url_for(name: str, query: dict[str, Any] | None = None, **params: Any) -> str:
+        return path_for(routes, name, query, **params)
+
+    templates.env.globals["url_for"] = url_for
     # Macros as globals, so a block rendered on its own for htmx sees them too.
     macros = templates.env.get_template("partials/fields.html").module
     templates.env.globals.update(field=getattr(macros, "field"), badge=getattr(macros, "badge"))  # noqa: B009
