@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from app.models.fields import Int, Number, field, update_model
+from app.models.fields import Int, Number, example, field, update_model
 from app.models.plan_rows import Public, provenance
 from app.planning.model import EffectKind, Provenance
 
@@ -33,6 +33,9 @@ def _point(label: str, unit: str, point: str, show_for: tuple[str, ...], help: s
 
 class EffectCreate(BaseModel):
     """One effect of an intervention; which three-point inputs it needs depends on its kind."""
+
+    model_config = example(intervention_id=3, kind="bucket", bucket="attention", speedup_low=2.0, speedup_likely=2.5,
+                           speedup_high=3.0, provenance="reported", note="bounded 2-3x on the kernel")
 
     intervention_id: int = field("Intervention")
     kind: EffectKind = field("Kind", default=EffectKind.BUCKET, labels=KIND_LABELS)
@@ -78,7 +81,7 @@ class EffectCreate(BaseModel):
     note: str = field("Note", default="", max_length=2000)
 
 
-EffectUpdate = update_model(EffectCreate, "EffectUpdate")
+EffectUpdate = update_model(EffectCreate, "EffectUpdate", {"speedup_likely": 2.2, "provenance": "measured"})
 
 
 class EffectPublic(EffectCreate, Public):
@@ -87,6 +90,9 @@ class EffectPublic(EffectCreate, Public):
 
 class ProfileCreate(BaseModel):
     """A new split of a regime's step time (earlier ones stay on record)."""
+
+    model_config = example(shares="attention, 63%, reported\nmoe, 15%\ndense_gemm, 10%\ncommunication, 5%",
+                           source="nsys run of 2026-11-20, commit abc123")
 
     shares: str = field(
         "Shares of step time", min_length=1, max_length=20_000, widget="textarea",

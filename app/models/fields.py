@@ -12,7 +12,7 @@ from enum import Enum
 from types import NoneType, UnionType
 from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
-from pydantic import AfterValidator, AllowInfNan, BaseModel, ValidationError, create_model
+from pydantic import AfterValidator, AllowInfNan, BaseModel, ConfigDict, ValidationError, create_model
 from pydantic import Field as PydanticField
 from pydantic_core import ErrorDetails
 
@@ -46,15 +46,21 @@ def field(title: str, *, help: str = "", widget: str = "", placeholder: str = ""
     return PydanticField(title=title, description=help or None, json_schema_extra=extra or None, **constraints)
 
 
-def update_model(create: type[BaseModel], name: str) -> type[BaseModel]:
-    """The XUpdate of an XCreate: the same fields, constraints and help, every one optional (a PATCH body)."""
+def example(**values: Any) -> ConfigDict:
+    """A model's example body, as /docs shows it (tests/web/test_api_examples.py checks each one validates)."""
+    return ConfigDict(json_schema_extra={"examples": [values]})
+
+
+def update_model(create: type[BaseModel], name: str, changes: dict[str, Any]) -> type[BaseModel]:
+    """The XUpdate of an XCreate: the same fields, constraints and help, every one optional (a PATCH body);
+    `changes` is its example."""
     fields: dict[str, Any] = {}
     for field_name, info in create.model_fields.items():
         copy = info._copy()  # keeps title, description and constraints
         copy.default, copy.default_factory = None, None
         annotation: Any = info.annotation
         fields[field_name] = (annotation | None, copy)
-    return create_model(name, __base__=BaseModel, __doc__=f"Changes to some fields of a {create.__name__}.",
+    return create_model(name, __config__=example(**changes), __doc__=f"Changes to some fields of a {create.__name__}.",
                         **fields)
 
 

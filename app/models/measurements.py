@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
-from app.models.fields import Int, Number, UtcDatetime, field
+from app.models.fields import Int, Number, UtcDatetime, example, field
 from app.planning.model import MeasurementKind
 
 KIND_LABELS = {"baseline": "baseline: the projection starts from it",
@@ -16,6 +16,10 @@ KIND_LABELS = {"baseline": "baseline: the projection starts from it",
 
 class MeasurementCreate(BaseModel):
     """One measured value of a regime, with what it was taken with."""
+
+    model_config = example(regime="concurrency 16", metric="output_tok_s", value=41.5, kind="gate check",
+                           includes=["A1", "A2"], measured_at="2026-11-24T15:30:00Z",
+                           note="SGLang main + tuned FP8 configs, --speculative-num-steps 1")
 
     regime: str = field("Regime", min_length=1, max_length=100)
     metric: str = field("Metric", default="output_tok_s", max_length=50)
@@ -53,6 +57,8 @@ class MeasurementPublic(BaseModel):
 
 class RetractionCreate(BaseModel):
     """Why a measurement is wrong, and who says so."""
+
+    model_config = example(reason="debug build: the run had CUDA_LAUNCH_BLOCKING=1", by="ana")
 
     reason: str = field("Why it is wrong", min_length=1, max_length=2000, widget="textarea",
                         placeholder="wrong unit, debug build, ...")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from app.models.fields import TEXT_MAX, Int, Number, UtcDatetime, field, update_model
+from app.models.fields import TEXT_MAX, Int, Number, UtcDatetime, example, field, update_model
 from app.planning.metrics import METRICS
 from app.planning.model import Comparator, Provenance, Status
 
@@ -27,6 +27,10 @@ class Public(BaseModel):
 class CampaignCreate(BaseModel):
     """A campaign: one model on one set of GPUs, with its regimes, tiers and interventions."""
 
+    model_config = example(name="DeepSeek-V4-Flash on 8x RTX PRO 6000", model="DeepSeek-V4-Flash",
+                           hardware="8x NVIDIA RTX PRO 6000 Blackwell, PCIe", gpu_count=8,
+                           notes="decode throughput at batch 1 and concurrency 16")
+
     name: str = field("Name", min_length=1, max_length=200, placeholder="DeepSeek-V4-Flash on 8x RTX PRO 6000")
     model: str = field("Model", default="", max_length=500)
     hardware: str = field("Hardware", default="", max_length=1000)
@@ -44,7 +48,7 @@ class CampaignSettings(CampaignCreate):
         help="scale pending gains by the share realised so far (unticked: project with the estimates as entered)")
 
 
-CampaignUpdate = update_model(CampaignSettings, "CampaignUpdate")
+CampaignUpdate = update_model(CampaignSettings, "CampaignUpdate", {"samples": 20_000, "apply_calibration": True})
 
 
 class CampaignPublic(CampaignSettings, Public):
@@ -54,6 +58,9 @@ class CampaignPublic(CampaignSettings, Public):
 
 class RegimeCreate(BaseModel):
     """A concurrency regime with its workload and throughput target."""
+
+    model_config = example(name="concurrency 16", concurrency=16, input_tokens=1024, output_tokens=256,
+                           workload_provenance="measured", target_tok_s=1000, target_provenance="reported")
 
     name: str = field("Name", min_length=1, max_length=100, placeholder="batch 1")
     concurrency: Int = field("Concurrency", ge=1)
@@ -66,7 +73,7 @@ class RegimeCreate(BaseModel):
     notes: str = field("Notes", default="", max_length=TEXT_MAX, widget="textarea")
 
 
-RegimeUpdate = update_model(RegimeCreate, "RegimeUpdate")
+RegimeUpdate = update_model(RegimeCreate, "RegimeUpdate", {"target_tok_s": 1200, "target_provenance": "assumed"})
 
 
 class RegimePublic(RegimeCreate, Public):
@@ -76,6 +83,9 @@ class RegimePublic(RegimeCreate, Public):
 class TierCreate(BaseModel):
     """A tier of the roadmap: interventions done together, judged by the tier's gates."""
 
+    model_config = example(key="B", name="Highest-leverage custom kernels", position=2,
+                           description="Weeks. Kernels for the two largest buckets.")
+
     key: str = field("Key", min_length=1, max_length=20, placeholder="A")
     name: str = field("Name", min_length=1, max_length=200, placeholder="Claim existing upstream wins")
     position: Int = field("Order", ge=0, help="tiers apply in this order")
@@ -84,7 +94,7 @@ class TierCreate(BaseModel):
         "Work started at (UTC)", default=None, help="gates count measurements taken after this; blank: not started")
 
 
-TierUpdate = update_model(TierCreate, "TierUpdate")
+TierUpdate = update_model(TierCreate, "TierUpdate", {"started_at": "2026-11-16T09:00:00Z"})
 
 
 class TierPublic(TierCreate, Public):
@@ -93,6 +103,10 @@ class TierPublic(TierCreate, Public):
 
 class InterventionCreate(BaseModel):
     """A candidate change with its effort estimate; its effects say what it buys."""
+
+    model_config = example(key="B1", title="Split-K sparse-decode attention kernel", tier_id=2, status="proposed",
+                           effort_low_days=10, effort_likely_days=15, effort_high_days=25, effort_provenance="assumed",
+                           description="Split the KV range so the kernel fills the 188 SMs instead of 64 blocks.")
 
     key: str = field("Key", min_length=1, max_length=20, placeholder="A1")
     title: str = field("Title", min_length=1, max_length=300)
@@ -114,7 +128,8 @@ class InterventionCreate(BaseModel):
                        help="one link or citation a line")
 
 
-InterventionUpdate = update_model(InterventionCreate, "InterventionUpdate")
+InterventionUpdate = update_model(InterventionCreate, "InterventionUpdate",
+                                  {"status": "landed", "landed_at": "2026-11-20T17:00:00Z"})
 
 
 class InterventionPublic(InterventionCreate, Public):
@@ -123,6 +138,9 @@ class InterventionPublic(InterventionCreate, Public):
 
 class GateCreate(BaseModel):
     """A validation gate: a tier passes when its regime's newest measurement of the metric meets the threshold."""
+
+    model_config = example(tier_id=1, regime_id=2, metric="output_tok_s", comparator=">=", threshold=40,
+                           provenance="reported", note="upstream's figure at concurrency 16")
 
     tier_id: int = field("Tier")
     regime_id: int = field("Regime")
@@ -133,7 +151,7 @@ class GateCreate(BaseModel):
     note: str = field("Note", default="", max_length=2000)
 
 
-GateUpdate = update_model(GateCreate, "GateUpdate")
+GateUpdate = update_model(GateCreate, "GateUpdate", {"threshold": 45})
 
 
 class GatePublic(GateCreate, Public):

@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
-from app.models.fields import TEXT_MAX, Int, Number, field
+from app.models.fields import TEXT_MAX, Int, Number, example, field
 from app.models.plan_rows import Public, provenance
 from app.planning.model import Provenance
 
@@ -19,6 +19,11 @@ class ComputeDtype(StrEnum):
 
 class HardwareSpecCreate(BaseModel):
     """The GPUs a decode step runs on."""
+
+    model_config = example(name="NVIDIA RTX PRO 6000 Blackwell", count=8, memory_gb=96, bandwidth_gb_s=1792,
+                           tflops_bf16=500, tflops_fp8=1000, tflops_fp4=2000, sm_count=188, interconnect="PCIe 5.0",
+                           scaling_efficiency=0.8, provenance="reported",
+                           sources="bandwidth_gb_s: datasheet (96 GB GDDR7, 512-bit, 1,792 GB/s)")
 
     name: str = field("GPU", min_length=1, max_length=200)
     count: Int = field("GPUs a decode step spans", default=1, ge=1)
@@ -42,6 +47,11 @@ class HardwareSpecPublic(HardwareSpecCreate, Public):
 
 class ModelSpecCreate(BaseModel):
     """The model's shape as the ceiling needs it."""
+
+    model_config = example(name="DeepSeek-V4-Flash", total_params_b=284, active_params_b=13, layers=43,
+                           routed_experts=256, experts_per_token=6, shared_experts=1, dense_bytes_per_weight=1,
+                           expert_bytes_per_weight=0.53125, kv_bytes_per_token=5000, compute_dtype="fp8",
+                           provenance="reported", sources="layers: config.json num_hidden_layers 43, every block MoE")
 
     name: str = field("Model", min_length=1, max_length=200)
     total_params_b: Number = field("Total parameters (B)", gt=0)
