@@ -12,18 +12,22 @@ from app.planning.baselines import rebased
 
 def three(row, prefix: str) -> core.ThreePoint | None:
     values = [getattr(row, f"{prefix}_{point}") for point in ("low", "likely", "high")]
-    return None if None in values else core.ThreePoint(*values)
+    return None if None in values else core.ThreePoint.of(prefix, *values)
 
 
 def per_position(text: str) -> tuple[float, ...]:
-    return tuple(float(part) for part in text.replace(";", ",").split(",") if part.strip())
+    try:
+        return tuple(float(part) for part in text.replace(";", ",").split(",") if part.strip())
+    except ValueError:
+        raise core.PlanningError("comma-separated numbers between 0 and 1", "per_position") from None
 
 
 def to_core_effect(row: EffectRow, regime_names: frozenset[str]) -> core.Effect:
+    """The core's Effect of a row (or of an effect row being edited: the core's PlanningError names the input)."""
     spec = None
     if row.kind == core.EffectKind.SPEC_DECODE.value:
         spec = core.SpecDecode(
-            draft_tokens=row.draft_tokens or 1,
+            draft_tokens=core.need(row.draft_tokens, "the draft length", "draft_tokens"),
             draft_cost=three(row, "draft_cost"),
             acceptance=three(row, "acceptance"),
             per_position=per_position(row.acceptance_per_position),

@@ -81,16 +81,32 @@ def distinct_experts(routed_experts: int, experts_per_token: int, tokens: int) -
 
 def validate_specs(gpu: GpuSpec, model: ModelSpec) -> None:
     """Raise PlanningError when the specs cannot give a ceiling."""
-    if gpu.count < 1 or gpu.bandwidth_gb_s <= 0:
-        raise PlanningError("GPU count and memory bandwidth must be positive")
+    check_gpu(gpu)
+    check_model(model)
+
+
+def check_gpu(gpu: GpuSpec) -> None:
+    """PlanningError, naming the field, when the GPU figures cannot give a ceiling."""
+    if gpu.count < 1:
+        raise PlanningError("at least one GPU", "count")
+    if gpu.bandwidth_gb_s <= 0:
+        raise PlanningError("memory bandwidth must be positive", "bandwidth_gb_s")
     if not 0 < gpu.scaling_efficiency <= 1:
-        raise PlanningError("scaling efficiency lies in (0, 1]")
-    if model.active_params_b <= 0 or model.active_params_b > model.total_params_b:
-        raise PlanningError("active parameters must be positive and at most the total")
+        raise PlanningError("scaling efficiency lies in (0, 1]", "scaling_efficiency")
+
+
+def check_model(model: ModelSpec) -> None:
+    """PlanningError, naming the field, when the model's shape does not add up."""
+    if model.active_params_b <= 0:
+        raise PlanningError("active parameters must be positive", "active_params_b")
+    if model.active_params_b > model.total_params_b:
+        raise PlanningError("cannot exceed the total", "active_params_b")
     if model.routed_experts and not 0 < model.experts_per_token < model.routed_experts:
-        raise PlanningError("experts per token must lie between 1 and the routed experts")
+        raise PlanningError("between 1 and the routed experts minus one", "experts_per_token")
+    if not model.routed_experts and model.active_params_b != model.total_params_b:
+        raise PlanningError("a dense model (no routed experts) has active = total parameters", "routed_experts")
     if model.routed_experts and model.dense_params() < 0:
-        raise PlanningError("total and active parameters do not fit the expert counts")
+        raise PlanningError("total and active parameters do not fit the expert counts", "total_params_b")
 
 
 def decode_ceiling(

@@ -13,16 +13,21 @@ OTHER_BUCKET = "other"
 
 
 class PlanningError(ValueError):
-    """Inputs the planning core cannot compute from (the message says which)."""
+    """Inputs the planning core cannot compute from: the message says why, `field` names the input when one is
+    to blame (an Effect's `speedup`, a ModelSpec's `active_params_b`...), so a form can show it there."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 T = TypeVar("T")
 
 
-def need(value: T | None, what: str) -> T:
-    """`value`, which the kind of its row makes required; PlanningError if it is missing."""
+def need(value: T | None, what: str, field: str | None = None) -> T:
+    """`value`, which the kind of its row makes required; PlanningError (naming `field`) if it is missing."""
     if value is None:
-        raise PlanningError(f"{what} is missing")
+        raise PlanningError(f"{what} is missing", field)
     return value
 
 
@@ -82,6 +87,14 @@ class ThreePoint:
             raise PlanningError(
                 f"estimate must satisfy low <= likely <= high, got {self.low} / {self.likely} / {self.high}"
             )
+
+    @classmethod
+    def of(cls, field: str, low: float, likely: float, high: float) -> ThreePoint:
+        """The estimate of the input `field`; a PlanningError names that field."""
+        try:
+            return cls(low, likely, high)
+        except PlanningError as exc:
+            raise PlanningError(str(exc), field) from None
 
 
 @dataclass(frozen=True)
@@ -149,20 +162,20 @@ class SpecDecode:
 
     def __post_init__(self) -> None:
         if self.draft_tokens < 1:
-            raise PlanningError("draft length must be at least 1")
+            raise PlanningError("draft length must be at least 1", "draft_tokens")
         if self.draft_cost is not None and self.draft_cost.low < 0:
-            raise PlanningError("draft cost must be >= 0")
+            raise PlanningError("draft cost must be >= 0", "draft_cost")
         if self.per_position:
-            if len(self.per_position) != self.draft_tokens:
-                raise PlanningError("give one acceptance rate per draft position")
             if any(not 0 <= r <= 1 for r in self.per_position):
-                raise PlanningError("acceptance rates lie between 0 and 1")
+                raise PlanningError("each acceptance rate lies between 0 and 1", "per_position")
             if any(b > a + 1e-9 for a, b in zip(self.per_position, self.per_position[1:], strict=False)):
-                raise PlanningError("per-position acceptance cannot rise: position i+1 needs position i accepted")
+                raise PlanningError("rates cannot rise with the position (position i+1 needs i accepted)", "per_position")
+            if len(self.per_position) != self.draft_tokens:
+                raise PlanningError(f"give {self.draft_tokens} rates, one a draft position", "per_position")
         elif self.acceptance is None:
-            raise PlanningError("speculative decoding needs an acceptance rate")
+            raise PlanningError("speculative decoding needs an acceptance rate", "acceptance")
         elif not (self.acceptance.low >= 0 and self.acceptance.high <= 1):
-            raise PlanningError("an acceptance rate lies between 0 and 1")
+            raise PlanningError("an acceptance rate lies between 0 and 1", "acceptance")
 
 
 @dataclass(frozen=True)
@@ -188,22 +201,23 @@ class Effect:
     launches: ThreePoint | None = None
 
     def __post_init__(self) -> None:
-        if self.kind in (EffectKind.BUCKET, EffectKind.STEP) and (self.speedup is None or self.speedup.low <= 0):
-            raise PlanningError("a speedup must be greater than 0")
-        if self.kind is EffectKind.BUCKET and not self.bucket:
-            raise PlanningError("a bucket effect needs a bucket")
-        if self.kind in (EffectKind.STEP, EffectKind.TIME_SAVED) and not self.regimes:
-            raise PlanningError("a whole-step or time-saved effect must name the regimes it was measured in")
-        if self.kind is EffectKind.TIME_SAVED and (self.saved_ms is None or self.saved_ms.low < 0):
-            raise PlanningError("time saved must be >= 0 ms")
-        if self.kind is EffectKind.SPEC_DECODE and self.spec is None:
-            raise PlanningError("a speculative-decoding effect needs its draft parameters")
-        if self.kind is EffectKind.LAUNCH_OVERHEAD and (
-            self.removed is None or self.removed.low < 0 or self.removed.high > 1
-        ):
-            raise PlanningError("the share of launch overhead removed lies between 0 and 1")
-        if self.kind is EffectKind.LAUNCH_COUNT and self.launches is None:
-            raise PlanningError("a launch-count effect needs the launches a step it adds or removes")
+        kind = self.kind
+        if kind in (EffectKind.BUCKET, EffectKind.STEP) and need(self.speedup, "the speedup", "speedup").low <= 0:
+            raise PlanningError("a speedup must be greater than 0", "speedup")
+        if kind is EffectKind.BUCKET and not self.bucket:
+            raise PlanningError("a bucket speedup needs the bucket it speeds up", "bucket")
+        if kind is EffectKind.TIME_SAVED and need(self.saved_ms, "the time saved", "saved_ms").low < 0:
+            raise PlanningError("time saved must be >= 0 ms", "saved_ms")
+        if kind is EffectKind.SPEC_DECODE:
+            need(self.spec, "the speculative decoding", "draft_tokens")
+        if kind is EffectKind.LAUNCH_OVERHEAD:
+            removed = need(self.removed, "the share removed", "removed")
+            if removed.low < 0 or removed.high > 1:
+                raise PlanningError("a share of the launch cost lies between 0 and 1", "removed")
+        if kind is EffectKind.LAUNCH_COUNT:
+            need(self.launches, "the launches a step added", "launches")
+        if kind in (EffectKind.STEP, EffectKind.TIME_SAVED) and not self.regimes:
+            raise PlanningError("this effect holds only where it was measured: name its regimes", "regimes")
 
     def applies_to(self, regime_name: str) -> bool:
         return not self.regimes or regime_name in self.regimes

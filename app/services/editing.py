@@ -21,7 +21,7 @@ from app.db import links, repo
 from app.db.tables import Campaign, Gate, Intervention, Regime, Tier, pk
 from app.models import plan_rows as m
 from app.models.fields import Options, check_options, form_fields, parse_form, plain_values, validated
-from app.planning.model import Status
+from app.planning.model import PlanningError, Status, ThreePoint
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Field, Form
 from app.views.formatting import datetime_input, plain
@@ -148,11 +148,6 @@ def _own_campaign(session: Session, row) -> int:
     return row.campaign_id
 
 
-def _order_error(values: dict[str, Any], names: tuple[str, str, str], what: str) -> dict[str, str]:
-    low, likely, high = (values[n] for n in names)
-    return {} if low <= likely <= high else {names[1]: f"{what} must satisfy low <= likely <= high"}
-
-
 def _tier_options(session: Session, campaign_id: int):
     return tuple((str(t.id), f"{t.key}: {t.name}") for t in repo.tiers_of(session, campaign_id=campaign_id))
 
@@ -201,7 +196,10 @@ def _intervention_apply(session, campaign_id, row, values, now):
                               effort_likely_days=0, effort_high_days=0)
     errors = _unique(session, Intervention, campaign_id, row if row.id else None, "key", values["key"],
                      "intervention")
-    errors |= _order_error(values, ("effort_low_days", "effort_likely_days", "effort_high_days"), "effort")
+    try:  # the core's rule for an estimate
+        ThreePoint.of("effort_days", values["effort_low_days"], values["effort_likely_days"], values["effort_high_days"])
+    except PlanningError as exc:
+        errors["effort_likely_days"] = str(exc)
     required = values.pop("prerequisite_ids")
     _set(row, values, tuple(values))
     if row.landed_at is None and row.status in (Status.LANDED.value, Status.VALIDATED.value):

@@ -10,6 +10,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.db import links, repo
+from app.db.mappers import to_core_effect
 from app.db.tables import Effect, Intervention, Profile, ProfileShare, Regime, pk
 from app.models.effects import (
     KIND_INPUTS,
@@ -21,13 +22,14 @@ from app.models.effects import (
     ProfileCreate,
 )
 from app.models.fields import Options, form_fields, parse_form
-from app.planning.model import SHARE_TOLERANCE, Provenance
+from app.planning.model import SHARE_TOLERANCE, PlanningError, Provenance
 from app.services.editing import Editor, _set
 from app.services.errors import FormInvalid
 from app.views.formatting import plain
 
 PROVENANCES = {p.value for p in Provenance}
 POINT_NAMES = {prefix: tuple(f"{prefix}_{p}" for p in POINTS) for prefix in THREE_POINTS}
+FORM_FIELDS = {"per_position": "acceptance_per_position", "regimes": "regime_ids"}  # core input -> form field
 TRIPLE_NAMES = {"speedup": "speedup", "saved_ms": "time saved", "acceptance": "acceptance rate",
                 "draft_cost": "draft cost c", "removed": "share of per-launch host cost removed",
                 "launches": "launches a step added"}
@@ -45,56 +47,27 @@ def _effect_current(session: Session, row: Effect) -> dict[str, Any]:
             "bucket": row.bucket}
 
 
-def _check_triples(values: dict[str, Any], prefixes: tuple[str, ...]) -> dict[str, str]:
+def _partial_points(values: dict[str, Any], prefixes: tuple[str, ...]) -> dict[str, str]:
+    """A three-point estimate is typed into three inputs: all of them or none (the core judges the values)."""
     errors: dict[str, str] = {}
     for prefix in prefixes:
-        names = POINT_NAMES[prefix]
-        missing = [n for n in names if values[n] is None]
-        if missing:
-            errors |= dict.fromkeys(missing, "required for this kind of effect")
-        else:
-            low, likely, high = (values[n] for n in names)
-            if not low <= likely <= high:
-                errors[names[1]] = f"{TRIPLE_NAMES[prefix]} must satisfy low <= likely <= high"
+        blank = [n for n in POINT_NAMES[prefix] if values[n] is None]
+        if 0 < len(blank) < len(POINTS):
+            errors |= dict.fromkeys(blank, f"give the {TRIPLE_NAMES[prefix]} low, likely and high, or none of them")
     return errors
 
 
-def _spec_errors(values: dict[str, Any]) -> dict[str, str]:
-    errors: dict[str, str] = {}
-    if values["draft_tokens"] is None:
-        errors["draft_tokens"] = "required for speculative decoding"
-    if any(values[f"draft_cost_{p}"] is not None for p in ("low", "likely", "high")):
-        errors |= _check_triples(values, ("draft_cost",))
-    text = values["acceptance_per_position"]
-    if text:
-        try:
-            rates = [float(part) for part in text.replace(";", ",").split(",") if part.strip()]
-        except ValueError:
-            return errors | {"acceptance_per_position": "comma-separated numbers between 0 and 1"}
-        if any(not 0 <= r <= 1 for r in rates):
-            errors["acceptance_per_position"] = "each rate lies between 0 and 1"
-        elif any(b > a for a, b in zip(rates, rates[1:], strict=False)):
-            errors["acceptance_per_position"] = "rates cannot rise with the position (position i+1 needs i accepted)"
-        elif values["draft_tokens"] is not None and len(rates) != values["draft_tokens"]:
-            errors["acceptance_per_position"] = f"give {values['draft_tokens']} rates, one a draft position"
-    else:
-        errors |= _check_triples(values, ("acceptance",))
-        if not errors and not 0 <= values["acceptance_low"] <= values["acceptance_high"] <= 1:
-            errors["acceptance_likely"] = "an acceptance rate lies between 0 and 1"
-    return errors
+def _core_errors(exc: PlanningError, row: Effect) -> dict[str, str]:
+    """The core's objection, on the form field it names (a three-point: its blank points, else its likely one)."""
+    name = exc.field or "kind"
+    if name in POINT_NAMES:
+        blank = [n for n in POINT_NAMES[name] if getattr(row, n) is None]
+        return dict.fromkeys(blank, "required for this kind of effect") if blank else {f"{name}_likely": str(exc)}
+    return {FORM_FIELDS.get(name, name): str(exc)}
 
 
 def _effect_apply(session, campaign_id, row, values, now):
     kind = values["kind"]
-    errors = _spec_errors(values) if kind == "spec_decode" else _check_triples(values, KIND_INPUTS[kind])
-    if kind == "bucket" and not values["bucket"]:
-        errors["bucket"] = "a bucket speedup needs the bucket it speeds up"
-    if kind == "launch_overhead" and not errors and not 0 <= values["removed_low"] <= values["removed_high"] <= 1:
-        errors["removed_likely"] = "a share of the launch cost lies between 0 and 1"
-    if kind in ("step", "time_saved") and not values["regime_ids"]:
-        errors["regime_ids"] = "this effect holds only where it was measured: name its regimes"
-    if errors:
-        return row, errors
     row = row or Effect(intervention_id=0)
     _set(row, values, ("kind", "provenance", "note"))
     for prefix in THREE_POINTS:  # only the inputs of this kind are kept
@@ -106,8 +79,16 @@ def _effect_apply(session, campaign_id, row, values, now):
     if per_position:
         row.acceptance_low = row.acceptance_likely = row.acceptance_high = None
     row.draft_tokens = values["draft_tokens"] if kind == "spec_decode" else None
-    row.intervention_id = int(values["intervention_id"])
     row.bucket = values["bucket"] if kind in ("bucket", "time_saved") and values["bucket"] else None
+    errors = _partial_points(values, tuple(p for p in KIND_INPUTS[kind] if not (per_position and p == "acceptance")))
+    if not errors:
+        try:  # the core's rules for an effect of this kind, checked where the plan relies on them
+            to_core_effect(row, frozenset(str(i) for i in values["regime_ids"]))
+        except PlanningError as exc:
+            errors = _core_errors(exc, row)
+    if errors:
+        return row, errors
+    row.intervention_id = int(values["intervention_id"])
     session.add(row)
     session.flush()
     links.replace_effect_regimes(session, effect_id=row.id, regime_ids=values["regime_ids"])

@@ -9,9 +9,12 @@ from pydantic import BaseModel
 from sqlmodel import Session
 
 from app.db import repo
+from app.db.mappers import to_gpu_spec, to_model_spec
 from app.db.tables import HardwareSpec, ModelSpec
 from app.models.fields import form_fields, parse_form, plain_values
 from app.models.specs import HardwareSpecCreate, ModelSpecCreate
+from app.planning.ceiling import check_gpu, check_model
+from app.planning.model import PlanningError
 from app.services.errors import FormInvalid, NotFound
 from app.services.presets import GPU_PRESETS, MODEL_PRESETS
 from app.views.formatting import plain
@@ -60,13 +63,17 @@ def save_spec(session: Session, which: str, campaign_id: int, data: Mapping[str,
 def store_spec(session: Session, which: str, campaign_id: int, spec: BaseModel):
     """Create or replace the campaign's spec row from checked values (form or API); one commit."""
     table = SPEC_FORMS[which][0]
-    values = plain_values(spec)
-    errors = _model_errors(values) if which == "model" else {}
-    if errors:
-        raise FormInvalid(errors)
     row = spec_row(session, which, campaign_id) or table(campaign_id=campaign_id)
-    for name, value in values.items():
+    for name, value in plain_values(spec).items():
         setattr(row, name, value)
+    try:  # the core's rules for these figures, on the field they name
+        if which == "model":
+            check_model(to_model_spec(row))
+        else:
+            check_gpu(to_gpu_spec(row))
+    except PlanningError as exc:
+        session.rollback()
+        raise FormInvalid({exc.field or "name": str(exc)}) from None
     session.add(row)
     session.commit()
     session.refresh(row)
@@ -80,14 +87,3 @@ def delete_spec(session: Session, which: str, campaign_id: int) -> None:
         raise NotFound(f"campaign {campaign_id} has no {which} spec")
     session.delete(row)
     session.commit()
-
-
-def _model_errors(values: dict[str, Any]) -> dict[str, str]:
-    if values["active_params_b"] > values["total_params_b"]:
-        return {"active_params_b": "cannot exceed the total"}
-    experts, k = values["routed_experts"], values["experts_per_token"]
-    if experts and not 0 < k < experts:
-        return {"experts_per_token": "between 1 and the routed experts minus one"}
-    if not experts and values["active_params_b"] != values["total_params_b"]:
-        return {"routed_experts": "a dense model (no routed experts) has active = total parameters"}
-    return {}

@@ -1,6 +1,7 @@
 """The create / edit forms of regimes, tiers, interventions, effects, gates and profiles."""
 
 import html
+import re
 
 import pytest
 
@@ -132,3 +133,53 @@ def test_rows_of_another_campaign_are_not_found(client, demo_id):
 def test_a_new_form_starts_from_the_model_defaults_and_leaves_required_fields_blank(client, demo_id, kind):
     page = client.get(f"/campaigns/{demo_id}/{kind}/new")
     assert page.status_code == 200 and "PydanticUndefined" not in page.text
+
+
+def field_errors(text: str) -> dict[str, str]:
+    """The message under each field of a re-rendered form, by field name."""
+    chunks = re.split(r'(?=<div class="field[^"]*" data-field=)', text)
+    out = {}
+    for chunk in chunks:
+        name = re.search(r'data-field="([^"]+)"', chunk)
+        error = re.search(r'class="error"[^>]*>([^<]*)<', chunk)
+        if name and error:
+            out[name.group(1)] = html.unescape(error.group(1))
+    return out
+
+
+SPEC = {"intervention_id": "2", "kind": "spec_decode", "provenance": "assumed"}
+
+
+@pytest.mark.parametrize(("form", "where", "says"), [
+    ({"intervention_id": "3", "kind": "bucket", "speedup_low": "2", "speedup_likely": "2", "speedup_high": "3"},
+     "bucket", "needs the bucket"),
+    ({"intervention_id": "3", "kind": "bucket", "bucket": "moe", "speedup_likely": "2"}, "speedup_low",
+     "low, likely and high"),
+    ({"intervention_id": "3", "kind": "time_saved", "regime_ids": "1"}, "saved_ms_likely", "required"),
+    (SPEC | {"acceptance_low": "0.5", "acceptance_likely": "0.7", "acceptance_high": "0.8"}, "draft_tokens",
+     "draft length"),
+    (SPEC | {"draft_tokens": "1", "acceptance_low": "0.5", "acceptance_likely": "0.9", "acceptance_high": "1.2"},
+     "acceptance_likely", "between 0 and 1"),
+    (SPEC | {"draft_tokens": "3", "acceptance_per_position": "0.8, 0.6"}, "acceptance_per_position", "give 3 rates"),
+    (SPEC | {"draft_tokens": "2", "acceptance_per_position": "0.8, x"}, "acceptance_per_position",
+     "comma-separated"),
+    ({"intervention_id": "3", "kind": "launch_overhead", "removed_low": "0.9", "removed_likely": "1",
+      "removed_high": "1.5"}, "removed_likely", "between 0 and 1"),
+])
+def test_the_cores_objection_to_an_effect_shows_at_the_field_it_names(client, demo_id, form, where, says):
+    response = client.post(f"/campaigns/{demo_id}/effects/new", data={"provenance": "assumed"} | form, headers=HTMX)
+    assert response.status_code == 422
+    errors = field_errors(response.text)
+    assert where in errors and says in errors[where], errors
+
+
+def test_a_dense_model_with_fewer_active_than_total_parameters_is_refused_at_the_experts(client, demo_id):
+    form = {"name": "dense 8B", "total_params_b": "8", "active_params_b": "7", "layers": "32", "routed_experts": "0",
+            "experts_per_token": "0", "shared_experts": "0", "dense_bytes_per_weight": "2",
+            "expert_bytes_per_weight": "2", "kv_bytes_per_token": "131072", "compute_dtype": "bf16",
+            "provenance": "reported"}
+    response = client.post(f"/campaigns/{demo_id}/specs/model", data=form, headers=HTMX)
+    assert response.status_code == 422
+    assert "active = total" in field_errors(response.text)["routed_experts"]
+    api = client.put(f"/api/campaigns/{demo_id}/specs/model", json=form)
+    assert api.status_code == 422 and "active = total" in api.json()["errors"]["routed_experts"]
