@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from pydantic import BaseModel
 
 from app.models.fields import Int, Number, example, field, update_model
@@ -108,7 +110,17 @@ class ShareOut(BaseModel):
 
 
 class ProfilePublic(Public):
+    """A regime's profile: the share of step time each bucket takes, and what one step launches when a trace
+    gave it (the launch model needs step_ms, gpu_items, host_launches and gpu_gap_us)."""
+
     id: int
     regime: str
     source: str
+    created_at: datetime
     shares: list[ShareOut]
+    step_ms: float | None = None
+    gpu_items: float | None = None
+    host_launches: float | None = None
+    gpu_gap_us: float | None = None
+    gap_measured: bool = False
+    host_fixed_ms: float = 0.0

@@ -50,6 +50,7 @@ class MeasurementPublic(BaseModel):
     note: str
     kind: str
     includes: list[str]
+    confirmed: str = ""  # the warnings the user confirmed when recording it
     retracted_at: datetime | None
     retracted_by: str
     retraction_reason: str

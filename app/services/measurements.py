@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -13,7 +13,7 @@ from app.db.repo import CampaignRows
 from app.db.tables import Intervention, Measurement, MeasurementInclude, pk
 from app.models.fields import Options, check_options, form_fields, parse_form
 from app.models.measurements import MeasurementCreate, RetractionCreate
-from app.models.plan_rows import METRIC_OPTIONS
+from app.models.plan_rows import METRIC_OPTIONS, InterventionPublic
 from app.planning.checks import Problem, Reading, check_reading, value_errors
 from app.planning.metrics import METRICS
 from app.planning.model import Status
@@ -37,7 +37,7 @@ def measurement_fields(regimes, interventions) -> tuple[Field, ...]:
                  if f.name != "confirm")
 
 
-def default_includes(interventions: list[Intervention], measured_at: datetime) -> list[str]:
+def default_includes(interventions: Sequence[Intervention | InterventionPublic], measured_at: datetime) -> list[str]:
     """What a measurement taken at `measured_at` includes unless told otherwise: the work landed or validated by then."""
     return [
         i.key for i in interventions
@@ -45,7 +45,7 @@ def default_includes(interventions: list[Intervention], measured_at: datetime) -
     ]
 
 
-def measurement_defaults(interventions: list[Intervention], now: datetime) -> dict[str, Any]:
+def measurement_defaults(interventions: Sequence[Intervention | InterventionPublic], now: datetime) -> dict[str, Any]:
     """The form's starting values."""
     return {"metric": "output_tok_s", "kind": "baseline", "includes": default_includes(interventions, now)}
 

@@ -8,25 +8,36 @@ from sqlmodel import Session
 
 from app.db import repo
 from app.db.repo import CampaignRows
-from app.db.tables import pk
 from app.services.analysis import Analysis, analyse
 from app.services.errors import NotFound
+from app.services.records import PlanRecord, record_of
 
 
 @dataclass(frozen=True)
 class Plan:
-    """What the views format: the core's analysis, and the stored rows it was made from (read, never queried)."""
+    """What the views format: the stored rows as their public models (`record`) and the core's analysis of them.
+    `rows` are the same rows loaded once, for the services that check a change against them (a measurement);
+    the views never read them."""
 
-    rows: CampaignRows
+    record: PlanRecord
     analysis: Analysis
+    rows: CampaignRows
 
     @property
     def campaign_id(self) -> int:
-        return pk(self.rows.campaign)
+        return self.record.campaign.id
 
     @property
     def name(self) -> str:
-        return self.rows.campaign.name
+        return self.record.campaign.name
+
+
+def record_for(session: Session, *, campaign_id: int) -> PlanRecord:
+    """The campaign's stored rows as their public models (no analysis); NotFound if it does not exist."""
+    rows = repo.load_campaign(session, campaign_id=campaign_id)
+    if rows is None:
+        raise NotFound(f"no campaign {campaign_id}")
+    return record_of(rows)
 
 
 def plan_of(session: Session, *, campaign_id: int) -> Plan:
@@ -34,4 +45,4 @@ def plan_of(session: Session, *, campaign_id: int) -> Plan:
     rows = repo.load_campaign(session, campaign_id=campaign_id)
     if rows is None:
         raise NotFound(f"no campaign {campaign_id}")
-    return Plan(rows=rows, analysis=analyse(rows))
+    return Plan(record=record_of(rows), analysis=analyse(rows), rows=rows)

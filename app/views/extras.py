@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from app.db.repo import CampaignRows
 from app.planning.ceiling import Ceiling
 from app.planning.projection import RegimeProjection
+from app.services.records import PlanRecord
 from app.views import formatting as fmt
 
 
@@ -103,8 +103,8 @@ def _pairs(row, labels) -> list[tuple[str, str]]:
     return out
 
 
-def specs_view(rows: CampaignRows, analysis) -> SpecsView:
-    hw, model = rows.hardware, rows.model_spec
+def specs_view(record: PlanRecord, analysis) -> SpecsView:
+    hw, model = record.hardware, record.model_spec
     return SpecsView(
         hardware=_pairs(hw, HARDWARE_LABELS) if hw else [],
         model=_pairs(model, MODEL_LABELS) if model else [],
@@ -158,7 +158,7 @@ def what_if_views(analysis) -> list[WhatIfView]:
     return views
 
 
-def calibration_view(rows: CampaignRows, analysis) -> CalibrationView:
+def calibration_view(analysis) -> CalibrationView:
     summary = analysis.calibration
     view = CalibrationView(applied=analysis.calibration_applied, available=summary.realised is not None)
     for point in summary.points:

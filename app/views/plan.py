@@ -5,15 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.db.repo import CampaignRows
-from app.db.tables import pk
+from app.models.plan_rows import GatePublic, InterventionPublic, RegimePublic
+from app.models.specs import HardwareSpecPublic, ModelSpecPublic
 from app.planning.gates import GateResult
 from app.planning.metrics import METRICS, THROUGHPUT_METRIC
-from app.planning.model import Effect
+from app.planning.model import Effect, Provenance
 from app.planning.projection import RegimeProjection, Step
 from app.planning.uncertainty import TierDistribution
 from app.services.analysis import Analysis
 from app.services.plan import Plan
+from app.services.records import PlanRecord
 from app.views import formatting as fmt
 from app.views.extras import (
     CalibrationView,
@@ -143,22 +144,22 @@ class PlanReport:
 
 def plan_view(plan: Plan) -> PlanReport:
     """The page and export view of a plan (pure: formats what the service computed)."""
-    rows, analysis = plan.rows, plan.analysis
+    record, analysis = plan.record, plan.analysis
     projections, results = analysis.projections, analysis.gate_results
-    regimes = [_regime_view(r, p, rows, analysis) for r, p in zip(rows.regimes, projections, strict=True)]
+    regimes = [_regime_view(r, p, record, analysis) for r, p in zip(record.regimes, projections, strict=True)]
     by_regime = {p.regime: p for p in projections}
-    regime_names = {pk(r): r.name for r in rows.regimes}
-    gate_views = [_gate_view(g, res, by_regime, regime_names) for g, res in zip(rows.gates, results, strict=True)]
-    core_effects = _core_effects(rows, analysis)
-    interventions = {i.id: _intervention_view(i, rows, analysis, core_effects) for i in rows.interventions}
+    regime_names = {r.id: r.name for r in record.regimes}
+    gate_views = [_gate_view(g, res, by_regime, regime_names) for g, res in zip(record.gates, results, strict=True)]
+    core_effects = _core_effects(record, analysis)
+    interventions = {i.id: _intervention_view(i, record, analysis, core_effects) for i in record.interventions}
     efforts = {e.tier_key: e for e in analysis.simulation.efforts}
     tiers = []
-    for tier in rows.tiers:
-        members = [interventions[i.id] for i in rows.interventions if i.tier_id == tier.id]
-        likely_days = sum(i.effort_likely_days for i in rows.interventions if i.tier_id == tier.id)
+    for tier in record.tiers:
+        members = [interventions[i.id] for i in record.interventions if i.tier_id == tier.id]
+        likely_days = sum(i.effort_likely_days for i in record.interventions if i.tier_id == tier.id)
         tiers.append(
             TierView(
-                id=pk(tier),
+                id=tier.id,
                 key=tier.key,
                 name=tier.name,
                 description=tier.description,
@@ -173,9 +174,9 @@ def plan_view(plan: Plan) -> PlanReport:
                 ),
             )
         )
-    c = rows.campaign
+    c = record.campaign
     return PlanReport(
-        campaign_id=pk(c),
+        campaign_id=c.id,
         name=c.name,
         model=c.model,
         hardware=c.hardware,
@@ -183,14 +184,14 @@ def plan_view(plan: Plan) -> PlanReport:
         notes=c.notes,
         regimes=regimes,
         tiers=tiers,
-        unassigned=[interventions[i.id] for i in rows.interventions if i.tier_id is None],
-        assumptions=_assumptions(rows, core_effects),
+        unassigned=[interventions[i.id] for i in record.interventions if i.tier_id is None],
+        assumptions=_assumptions(record, core_effects),
         gate_results=list(results),
         projections=projections,
-        specs=specs_view(rows, analysis),
+        specs=specs_view(record, analysis),
         ordering=ordering_view(analysis),
         what_ifs=what_if_views(analysis),
-        calibration=calibration_view(rows, analysis),
+        calibration=calibration_view(analysis),
         simulation_text=(
             f"{analysis.simulation.samples:,} PERT-beta samples of every three-point estimate with each effect's "
             "model error, "
@@ -228,11 +229,12 @@ def _step_view(step: Step, label: str, spread: TierDistribution | None = None) -
     )
 
 
-def _regime_view(regime, projection: RegimeProjection, rows: CampaignRows, analysis: Analysis) -> RegimeView:
+def _regime_view(regime: RegimePublic, projection: RegimeProjection, record: PlanRecord, analysis: Analysis
+                 ) -> RegimeView:
     core_regime = next(r for r in analysis.campaign.regimes if r.name == regime.name)
-    baseline = baseline_row(rows, regime, core_regime)
-    profile_row = rows.profiles.get(regime.id)
-    shares = rows.shares.get(pk(profile_row), []) if profile_row else []
+    baseline = baseline_row(record, core_regime)
+    profile = record.profiles.get(regime.id)
+    shares = profile.shares if profile else []
     final = projection.final
     spreads = {d.tier_key: d for d in analysis.simulation.of(regime.name)}
     steps = [_step_view(projection.baseline, "baseline")] + [
@@ -259,14 +261,14 @@ def _regime_view(regime, projection: RegimeProjection, rows: CampaignRows, analy
         reaches=final.verdict.reaches,
         notes=list(projection.notes),
         profile=[(s.bucket, fmt.share(s.share), s.provenance) for s in shares],
-        profile_source=profile_row.source if profile_row else "no profile",
+        profile_source=profile.source if profile else "no profile",
         includes_text=includes_text(projection, baseline),
         step_text=step_text(core_regime, projection.baseline),
         launch_text=launch_text(core_regime),
     )
 
 
-def _gate_view(gate, result: GateResult, by_regime: dict[str, RegimeProjection], names: dict[int, str]) -> GateView:
+def _gate_view(gate: GatePublic, result: GateResult, by_regime: dict[str, RegimeProjection], names: dict[int, str]) -> GateView:
     metric = METRICS.get(gate.metric)
     unit = metric.unit if metric else ""
     evidence = result.evidence
@@ -290,23 +292,22 @@ def _gate_view(gate, result: GateResult, by_regime: dict[str, RegimeProjection],
     )
 
 
-def _core_effects(rows: CampaignRows, analysis: Analysis) -> dict[int, Effect]:
+def _core_effects(record: PlanRecord, analysis: Analysis) -> dict[int, Effect]:
     """Each stored effect's core value (the analysis keeps an intervention's effects in their stored order)."""
     by_key = {i.key: i for i in analysis.campaign.interventions}
     out: dict[int, Effect] = {}
-    for intervention in rows.interventions:
-        stored = [e for e in rows.effects if e.intervention_id == intervention.id]
-        out |= {pk(e): c for e, c in zip(stored, by_key[intervention.key].effects, strict=True)}
+    for intervention in record.interventions:
+        stored = [e for e in record.effects if e.intervention_id == intervention.id]
+        out |= {e.id: c for e, c in zip(stored, by_key[intervention.key].effects, strict=True)}
     return out
 
 
-def _intervention_view(intervention, rows: CampaignRows, analysis: Analysis, core_effects: dict[int, Effect]
-                       ) -> InterventionView:
-    names = {r.id: r.name for r in rows.regimes}
+def _intervention_view(intervention: InterventionPublic, record: PlanRecord, analysis: Analysis,
+                       core_effects: dict[int, Effect]) -> InterventionView:
+    names = {r.id: r.name for r in record.regimes}
     effects = [
-        (pk(e), effect_text(core_effects[pk(e)], [names[rid] for rid in rows.effect_regimes.get(pk(e), [])],
-                            analysis), e.provenance)
-        for e in rows.effects
+        (e.id, effect_text(core_effects[e.id], [names[rid] for rid in e.regime_ids], analysis), e.provenance.value)
+        for e in record.effects
         if e.intervention_id == intervention.id
     ]
     i = intervention
@@ -334,44 +335,47 @@ def _outcome(projection: RegimeProjection, tier_key: str) -> str:
     )
 
 
-def _assumptions(rows: CampaignRows, core_effects: dict[int, Effect]) -> list[str]:
+def _assumptions(record: PlanRecord, core_effects: dict[int, Effect]) -> list[str]:
     """Every number the team assumed rather than measured or read."""
-    names = {r.id: r.name for r in rows.regimes}
-    out = [f"target of {r.name}: {fmt.tok_s(r.target_tok_s)}" for r in rows.regimes if r.target_provenance == "assumed"]
+    assumed = Provenance.ASSUMED
+    names = {r.id: r.name for r in record.regimes}
+    out = [f"target of {r.name}: {fmt.tok_s(r.target_tok_s)}" for r in record.regimes if r.target_provenance == assumed]
     out += [
         f"{r.name} workload: concurrency {r.concurrency}, {r.input_tokens} in / {r.output_tokens} out tokens"
-        for r in rows.regimes
-        if r.workload_provenance == "assumed"
+        for r in record.regimes
+        if r.workload_provenance == assumed
     ]
-    for regime in rows.regimes:
-        profile = rows.profiles.get(pk(regime))
-        for s in rows.shares.get(pk(profile), []) if profile else []:
-            if s.provenance == "assumed":
+    for regime in record.regimes:
+        profile = record.profiles.get(regime.id)
+        for s in profile.shares if profile else []:
+            if s.provenance == assumed:
                 out.append(f"{regime.name} profile: {s.bucket} is {fmt.share(s.share)} of step time")
-    keys = {i.id: i.key for i in rows.interventions}
-    for i in rows.interventions:
-        if i.effort_provenance == "assumed":
+    keys = {i.id: i.key for i in record.interventions}
+    for i in record.interventions:
+        if i.effort_provenance == assumed:
             out.append(f"{i.key} effort: {fmt.three_point(i.effort_low_days, i.effort_likely_days, i.effort_high_days, ' d')}")
-    for e in rows.effects:
-        if e.provenance == "assumed":
-            regimes = [names[r] for r in rows.effect_regimes.get(pk(e), [])]
-            out.append(f"{keys[e.intervention_id]}: {effect_text(core_effects[pk(e)], regimes)}")
-    for regime in rows.regimes:
-        profile = rows.profiles.get(pk(regime))
+    for e in record.effects:
+        if e.provenance == assumed:
+            regimes = [names[r] for r in e.regime_ids]
+            out.append(f"{keys[e.intervention_id]}: {effect_text(core_effects[e.id], regimes)}")
+    for regime in record.regimes:
+        profile = record.profiles.get(regime.id)
         if profile is not None and profile.gpu_items:
             out.append(f"{regime.name} profile: fixed host time {fmt.number(profile.host_fixed_ms, 'ms')} a step")
             if not profile.gap_measured:
                 out.append(f"{regime.name} profile: GPU gap {fmt.plain(profile.gpu_gap_us or 0)} µs before each "
                            "kernel (not measurable in the trace)")
-    for m in rows.measurements:
-        if m.provenance == "assumed" and m.retracted_at is None:
-            out.append(f"{names[m.regime_id]} {m.metric}: {fmt.number(m.value, m.unit)}")
-    for label, spec in (("hardware spec", rows.hardware), ("model spec", rows.model_spec)):
+    for m in record.measurements:
+        if m.provenance == assumed and m.retracted_at is None:
+            out.append(f"{m.regime} {m.metric}: {fmt.number(m.value, m.unit)}")
+    specs: tuple[tuple[str, HardwareSpecPublic | ModelSpecPublic | None], ...] = (
+        ("hardware spec", record.hardware), ("model spec", record.model_spec))
+    for label, spec in specs:
         if spec is not None:
             out += [f"{label}: {line.strip()}" for line in spec.sources.splitlines() if "assumed" in line]
-            if spec.provenance == "assumed":
+            if spec.provenance == assumed:
                 out.append(f"{label}: every figure of {spec.name}")
-    for g in rows.gates:
-        if g.provenance == "assumed":
+    for g in record.gates:
+        if g.provenance == assumed:
             out.append(f"gate threshold {names[g.regime_id]} {g.metric} {g.comparator} {fmt.plain(g.threshold)}")
     return out

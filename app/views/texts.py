@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.db.repo import CampaignRows
+from app.models.measurements import MeasurementPublic
 from app.planning.effects import spec_cost, spec_tokens
 from app.planning.metrics import THROUGHPUT_METRIC
-from app.planning.model import Effect, EffectKind, ThreePoint, need
+from app.planning.model import Effect, EffectKind, Regime, ThreePoint, need
 from app.planning.projection import RegimeProjection, Step
 from app.planning.step import host_cost_us, start_state
+from app.services.records import PlanRecord
 from app.views import formatting as fmt
 
 
@@ -20,16 +21,16 @@ def band_text(input_share: float | None) -> str:
     return f"band: {input_share * 100:.0f}% input spread, {(1 - input_share) * 100:.0f}% model error"
 
 
-def baseline_row(rows: CampaignRows, regime, core_regime):
-    """The row of the measurement the core took as baseline (newest baseline-kind, not retracted)."""
+def baseline_row(record: PlanRecord, core_regime: Regime) -> MeasurementPublic | None:
+    """The measurement the core took as the regime's baseline (newest baseline-kind, not retracted)."""
     return next(
-        (m for m in rows.measurements if m.regime_id == regime.id and m.metric == THROUGHPUT_METRIC
+        (m for m in record.measurements if m.regime == core_regime.name and m.metric == THROUGHPUT_METRIC
          and m.kind == "baseline" and m.retracted_at is None and m.measured_at == core_regime.baseline_measured_at),
         None,
     )
 
 
-def includes_text(projection: RegimeProjection, baseline) -> str:
+def includes_text(projection: RegimeProjection, baseline: MeasurementPublic | None) -> str:
     if baseline is None:
         return ""
     taken = f"baseline of {fmt.date(baseline.measured_at)}"

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.db import repo
-from app.db.tables import ids
 from app.models.measurements import MeasurementCreate, MeasurementPublic, RetractionCreate
 from app.models.plan_rows import CampaignPublic
 from app.services import campaigns as campaign_service
 from app.services.measurements import record_measurement, retract_measurement
-from app.services.plan import plan_of
+from app.services.plan import plan_of, record_for
 from app.views.plan_json import PlanOut, plan_out
 from app.web.deps import CampaignDep, NowDep, SessionDep
 from app.web.problems import PROBLEM_RESPONSES
@@ -55,14 +53,8 @@ def retract(campaign_id: int, _campaign: CampaignDep,
 @router.get("/campaigns/{campaign_id}/measurements", response_model=list[MeasurementPublic], tags=["measurements"])
 def list_measurements(campaign_id: int, _campaign: CampaignDep, session: SessionDep):
     """Every measurement of the campaign, newest first, retracted ones included (with who, when and why)."""
-    regimes = repo.regimes_of(session, campaign_id=campaign_id)
-    measurements = repo.measurements_of(session, regime_ids=ids(regimes))
-    return [_public(session, campaign_id, m) for m in measurements]
+    return list(record_for(session, campaign_id=campaign_id).measurements)
 
 
 def _public(session, campaign_id: int, measurement) -> MeasurementPublic:
-    regime = next(r for r in repo.regimes_of(session, campaign_id=campaign_id) if r.id == measurement.regime_id)
-    keys = {i.id: i.key for i in repo.interventions_of(session, campaign_id=campaign_id)}
-    includes = repo.includes_of(session, measurement_ids=[measurement.id])[measurement.id]
-    return MeasurementPublic(regime=regime.name, includes=sorted(keys[i] for i in includes if i in keys),
-                             **measurement.model_dump(exclude={"regime_id", "import_id", "confirmed"}))
+    return next(m for m in record_for(session, campaign_id=campaign_id).measurements if m.id == measurement.id)

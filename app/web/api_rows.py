@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from app.db import repo
 from app.db.tables import Regime, pk
-from app.models.effects import ProfileCreate, ProfilePublic, ShareOut
+from app.models.effects import ProfileCreate, ProfilePublic
 from app.models.plan_rows import CampaignCreate, CampaignPublic, CampaignUpdate
 from app.models.specs import HardwareSpecCreate, ModelSpecCreate
 from app.services import campaigns as campaign_service
@@ -18,6 +18,7 @@ from app.services.editing_effects import store_profile
 from app.services.editing_specs import SPEC_MODELS, spec_row, store_spec
 from app.services.editors import CAMPAIGN_EDITOR, ROW_EDITORS, rows_of
 from app.services.errors import NotFound
+from app.services.records import profile_public
 from app.web.deps import CampaignDep, NowDep, SessionDep
 from app.web.problems import PROBLEM_RESPONSES
 
@@ -111,9 +112,7 @@ def _profile_public(session, regime: Regime) -> ProfilePublic:
     profile = repo.newest_profiles(session, regime_ids=[pk(regime)]).get(pk(regime))
     if profile is None:
         raise NotFound(f"regime {regime.name!r} has no profile yet")
-    shares = repo.shares_of(session, profile_ids=[pk(profile)])[pk(profile)]
-    return ProfilePublic(id=profile.id, regime=regime.name, source=profile.source,
-                         shares=[ShareOut(bucket=s.bucket, share=s.share, provenance=s.provenance) for s in shares])
+    return profile_public(profile, regime.name, repo.shares_of(session, profile_ids=[pk(profile)])[pk(profile)])
 
 
 @router.get("/campaigns/{campaign_id}/regimes/{regime_id}/profile", response_model=ProfilePublic,

@@ -8,7 +8,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.db import repo
 from app.db.engine import new_session
 from app.db.revision import current_revision
-from app.db.tables import Campaign, ids, pk
+from app.db.tables import Campaign, pk
 from app.exporters.markdown import render_roadmap
 from app.models.fields import parse_form
 from app.models.measurements import RetractionCreate
@@ -24,8 +24,9 @@ from app.services.measurements import (
     record_measurement,
     retract_measurement,
 )
-from app.services.plan import Plan, plan_of
+from app.services.plan import Plan, plan_of, record_for
 from app.views.formatting import measured, timestamp
+from app.views.history import history_row, history_view
 from app.views.plan import plan_view
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep
 from app.web.fragments import changed_parts, plan_parts
@@ -67,7 +68,7 @@ async def create_campaign(request: Request, session: SessionDep, htmx: IsHtmx, n
 
 
 def _measure_fields(plan: Plan):
-    return measurement_fields(plan.rows.regimes, plan.rows.interventions)
+    return measurement_fields(plan.record.regimes, plan.record.interventions)
 
 
 def plan_context(session, campaign_id: int, now, form: Form | None = None, saved: str = "",
@@ -75,7 +76,7 @@ def plan_context(session, campaign_id: int, now, form: Form | None = None, saved
     """The plan page's context, from `plan` when the caller loaded it (loaded here otherwise)."""
     plan = plan or plan_of(session, campaign_id=campaign_id)
     if form is None:
-        form = Form(_measure_fields(plan), raw=measurement_defaults(plan.rows.interventions, now))
+        form = Form(_measure_fields(plan), raw=measurement_defaults(plan.record.interventions, now))
     return {"plan": plan_view(plan), "form": form, "saved": saved, "confirm_field": CONFIRM}
 
 
@@ -144,31 +145,16 @@ def regime_page(request: Request, campaign_id: int, campaign: CampaignDep, regim
 
 
 def _regime_page(request, session, campaign: Campaign, regime_id: int):
-    campaign_id = pk(campaign)
-    regime = next((r for r in repo.regimes_of(session, campaign_id=campaign_id) if r.id == regime_id), None)
+    plan = plan_of(session, campaign_id=pk(campaign))
+    regime = next((r for r in plan.record.regimes if r.id == regime_id), None)
     if regime is None:
-        raise NotFound(f"no regime {regime_id} in campaign {campaign_id}")
-    plan = plan_view(plan_of(session, campaign_id=campaign_id))
-    view = next(r for r in plan.regimes if r.id == regime_id)
-    history = history_rows(session, campaign_id, regime_id)
-    what_ifs = [w for w in plan.what_ifs if w.regime == regime.name]
-    context = {"campaign": campaign, "regime": view, "history": history, "what_ifs": what_ifs}
+        raise NotFound(f"no regime {regime_id} in campaign {campaign.id}")
+    report = plan_view(plan)
+    view = next(r for r in report.regimes if r.id == regime_id)
+    what_ifs = [w for w in report.what_ifs if w.regime == regime.name]
+    context = {"campaign": campaign, "regime": view, "history": history_view(plan.record, regime.name),
+               "what_ifs": what_ifs}
     return render(request, "regime.html", context)
-
-
-def history_rows(session, campaign_id: int, regime_id: int) -> list[dict]:
-    measurements = repo.measurements_of(session, regime_ids=[regime_id])
-    includes = repo.includes_of(session, measurement_ids=ids(measurements))
-    keys = {i.id: i.key for i in repo.interventions_of(session, campaign_id=campaign_id)}
-    return [
-        {"id": m.id, "measured_at": timestamp(m.measured_at), "metric": m.metric, "value": measured(m.value),
-         "unit": m.unit, "provenance": m.provenance, "source": m.source, "note": m.note, "kind": m.kind,
-         "includes": ", ".join(sorted(keys[i] for i in includes[pk(m)] if i in keys)) or "none",
-         "confirmed": m.confirmed, "retracted": m.retracted_at is not None,
-         "retraction": (f"retracted {timestamp(m.retracted_at)} by {m.retracted_by}: {m.retraction_reason}"
-                        if m.retracted_at else "")}
-        for m in measurements
-    ]
 
 
 def _measurement(session, campaign_id: int, measurement_id: int):
@@ -179,14 +165,15 @@ def _measurement(session, campaign_id: int, measurement_id: int):
 
 
 def _retract_page(request, session, campaign, measurement, form: Form, htmx: bool = False, status: int = 200):
-    regime = next(r for r in repo.regimes_of(session, campaign_id=campaign.id) if r.id == measurement.regime_id)
-    row = next(h for h in history_rows(session, pk(campaign), pk(regime)) if h["id"] == pk(measurement))
-    title = f"Retract {row['metric']} = {row['value']} {row['unit']} of {regime.name}"
-    lede = (f"Measured {row['measured_at']} as a {row['kind']}, taken with {row['includes']}; {row['source']}. "
+    record = record_for(session, campaign_id=pk(campaign))
+    regime = record.regime_name(measurement.regime_id)
+    row = history_row(next(m for m in record.measurements if m.id == pk(measurement)))
+    title = f"Retract {row.metric} = {row.value} {row.unit} of {regime}"
+    lede = (f"Measured {row.measured_at} as a {row.kind}, taken with {row.includes}; {row.source}. "
             "It stays in the history, struck through with your reason; no baseline, gate or calibration uses it.")
-    if row["retracted"]:
-        lede = f"Already {row['retraction']}."
-    history = path_for(request.app, "regime", campaign_id=campaign.id, regime_id=regime.id) + "#history"
+    if row.retracted:
+        lede = f"Already {row.retraction}."
+    history = path_for(request.app, "regime", campaign_id=campaign.id, regime_id=measurement.regime_id) + "#history"
     return form_page(request, campaign=campaign, form=form, title=title, noun="retraction", back=history, htmx=htmx,
                      status=status, lede=lede, submit="Retract measurement")
 
