@@ -24,7 +24,7 @@ from app.models.fields import Options, check_options, form_fields, parse_form, p
 from app.planning.model import PlanningError, Status, ThreePoint
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Field, Form
-from app.views.formatting import datetime_input, plain
+from app.views.formatting import datetime_input, input_number
 
 Apply = Callable[[Session, int, Any, dict[str, Any], datetime], tuple[Any, dict[str, str]]]
 
@@ -126,7 +126,7 @@ def input_text(value: Any) -> Any:
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, float):
-        return plain(value)
+        return input_number(value)
     if isinstance(value, datetime):
         return datetime_input(value)
     return str(value)

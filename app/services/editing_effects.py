@@ -25,7 +25,7 @@ from app.models.fields import Options, form_fields, parse_form
 from app.planning.model import SHARE_TOLERANCE, PlanningError, Provenance
 from app.services.editing import Editor, _set
 from app.services.errors import FormInvalid
-from app.views.formatting import plain
+from app.views.formatting import input_number
 
 PROVENANCES = {p.value for p in Provenance}
 POINT_NAMES = {prefix: tuple(f"{prefix}_{p}" for p in POINTS) for prefix in THREE_POINTS}
@@ -117,7 +117,7 @@ def profile_initial(session: Session, regime: Regime) -> dict[str, Any]:
         return {"shares": "", "source": ""}
     shares = repo.shares_of(session, profile_ids=[pk(profile)])[pk(profile)]
     return {
-        "shares": "\n".join(f"{s.bucket} {plain(s.share * 100)}% {s.provenance}" for s in shares),
+        "shares": "\n".join(f"{s.bucket} {input_number(s.share * 100)}% {s.provenance}" for s in shares),
         "source": profile.source,
     }
 

@@ -17,7 +17,7 @@ from app.planning.ceiling import check_gpu, check_model
 from app.planning.model import PlanningError
 from app.services.errors import FormInvalid, NotFound
 from app.services.presets import GPU_PRESETS, MODEL_PRESETS
-from app.views.formatting import plain
+from app.views.formatting import input_number
 
 HARDWARE_FIELDS = form_fields(HardwareSpecCreate)
 MODEL_FIELDS = form_fields(ModelSpecCreate)
@@ -52,7 +52,7 @@ def spec_initial(session: Session, which: str, campaign_id: int, preset_key: str
 def _text(value) -> str:
     if value is None:
         return ""
-    return plain(value) if isinstance(value, float) else str(value)
+    return input_number(value) if isinstance(value, float) else str(value)
 
 
 def save_spec(session: Session, which: str, campaign_id: int, data: Mapping[str, Any]):

@@ -63,6 +63,12 @@ def plain(value: float) -> str:
     return f"{value:.4g}"
 
 
+def input_number(value: float) -> str:
+    """A stored number as a form input shows it: every digit it was saved with (0.53125, not 0.5312), so saving
+    the form again keeps it; float noise past 15 digits goes (15, not 15.000000000000002)."""
+    return f"{value:.15g}"
+
+
 def three_point(low: float, likely: float, high: float, suffix: str = "") -> str:
     """The likely value, then the range: "2.5x (2–3x)"."""
     if low == likely == high:

@@ -183,3 +183,15 @@ def test_a_dense_model_with_fewer_active_than_total_parameters_is_refused_at_the
     assert "active = total" in field_errors(response.text)["routed_experts"]
     api = client.put(f"/api/campaigns/{demo_id}/specs/model", json=form)
     assert api.status_code == 422 and "active = total" in api.json()["errors"]["routed_experts"]
+
+
+def test_saving_a_form_unchanged_keeps_every_digit_of_its_numbers(client, demo_id):
+    """The model spec holds 0.53125 bytes an expert weight: the form shows all of it, so saving it changes nothing."""
+    before = client.get(f"/api/campaigns/{demo_id}/specs/model").json()
+    page = client.get(f"/campaigns/{demo_id}/specs/model").text
+    assert 'value="0.53125"' in page
+    values = dict(re.findall(r'<input[^>]*name="(\w+)"[^>]*value="([^"]*)"', page))
+    values |= {"compute_dtype": before["compute_dtype"], "provenance": before["provenance"], "sources": before["sources"]}
+    assert client.post(f"/campaigns/{demo_id}/specs/model", data=values).status_code in (200, 303)
+    after = client.get(f"/api/campaigns/{demo_id}/specs/model").json()
+    assert after == before
