@@ -157,6 +157,11 @@ class ParseJob:
     def percent(self) -> int:
         return min(99, self.read_bytes * 100 // max(self.total_bytes, 1))
 
+    @property
+    def progress_text(self) -> str:
+        """"42% of 216,000,000 bytes read"."""
+        return f"{self.percent}% of {self.total_bytes:,} bytes read"
+
 
 def _start_job(app, token, campaign_id, files, options, now, total, raw) -> ParseJob:
     from app.db.engine import new_session

@@ -197,6 +197,7 @@ def test_a_large_upload_is_parsed_in_the_background_with_progress(client, app, d
     app.state.settings.inline_parse_mb = 0
     first = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1", step_ms="11.44")
     assert first.status_code == 200 and "Parsing…" in first.text
+    assert re.search(r"\d+% of [\d,]+ bytes read", first.text)
     token = re.search(r"/import/([0-9a-f]{32})/status", first.text).group(1)
     status = wait_for_parse(client, demo_id, token)
     assert 'data-bucket="host_overhead">87.0%' in status.text
