@@ -18,6 +18,7 @@ from app.models.fields import field_errors
 from app.services.errors import FormInvalid, NotFound
 from app.web import api, api_imports, api_rows, editor_pages, import_pages, pages, spec_pages
 from app.web.deps import utc_now
+from app.web.security import SecurityMiddleware
 from app.web.templating import make_templates, render
 
 log = logging.getLogger("tierplan")
@@ -68,6 +69,7 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
         return render(request, "docs.html", {"openapi_url": app.openapi_url})
 
     _install_error_pages(app)
+    app.add_middleware(SecurityMiddleware)
     return app
 
 

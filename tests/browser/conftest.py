@@ -70,9 +70,12 @@ def page(browser):
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    # the Content-Security-Policy must not block anything a page of ours needs
+    page.on("console", lambda message: errors.append(message.text)
+            if "Content Security Policy" in message.text else None)
     yield page
     context.close()
-    assert errors == [], f"JavaScript errors on the page: {errors}"
+    assert errors == [], f"JavaScript errors or CSP violations on the page: {errors}"
 
 
 @pytest.fixture
