@@ -9,6 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DataError, IntegrityError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app import __version__
@@ -82,7 +83,7 @@ def load_demo_if_empty(engine, now) -> None:
     from app.services.demo import load_demo
 
     try:
-        with new_session(engine) as session:
+        with new_session(engine, write=True) as session:
             if repo.count_campaigns(session) == 0:
                 campaign = load_demo(session, now=now)
                 log.warning("empty database: loaded the reference campaign as campaign %s", campaign.id)
@@ -123,6 +124,23 @@ def _install_error_pages(app: FastAPI) -> None:
     async def http_error(request: Request, exc: StarletteHTTPException):
         message = "No such page." if exc.status_code == 404 else str(exc.detail)
         return _error_page(request, exc.status_code, "Not found" if exc.status_code == 404 else "Error", message)
+
+    @app.exception_handler(DataError)
+    @app.exception_handler(IntegrityError)
+    async def refused_by_database(request: Request, exc: Exception):
+        # the models bound every field by its column; this is the database's last word, never a 500
+        log.warning("the database refused a write on %s: %s", request.url.path, exc)
+        return _error_page(request, 422, "Invalid input",
+                           "The database refused a value (too long, out of range, or a row that changed meanwhile); "
+                           "nothing was saved.")
+
+    @app.exception_handler(OperationalError)
+    async def database_busy(request: Request, exc: OperationalError):
+        log.warning("database unavailable on %s: %s", request.url.path, exc)
+        response = _error_page(request, 503, "Busy", "The database is busy or unreachable; nothing was saved. "
+                               "Try again in a moment.")
+        response.headers["Retry-After"] = "2"
+        return response
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception):

@@ -37,15 +37,14 @@ def run_migrations_online() -> None:
     engine = config.attributes.get("engine") or make_engine(database_url())
     is_sqlite = engine.dialect.name == "sqlite"
     with engine.connect() as connection:
-        if is_sqlite:
-            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
-            connection.commit()
+        if is_sqlite:  # outside any transaction, where SQLite ignores it (straight on the driver, which begins none)
+            connection.connection.driver_connection.execute("PRAGMA foreign_keys=OFF")
         context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=is_sqlite)
         with context.begin_transaction():
             context.run_migrations()
         if is_sqlite:
-            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
             connection.commit()
+            connection.connection.driver_connection.execute("PRAGMA foreign_keys=ON")
 
 
 if context.is_offline_mode():

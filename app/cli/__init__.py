@@ -79,7 +79,7 @@ def demo() -> None:
     _migrate(url)
     engine = make_engine(url)
     try:
-        with new_session(engine) as session:
+        with new_session(engine, write=True) as session:
             campaign_id = load_demo(session, now=datetime.now(UTC)).id
     finally:
         engine.dispose()

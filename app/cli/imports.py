@@ -73,7 +73,7 @@ def import_files(
     engine = make_engine(get_settings().database_url)
     now = datetime.now(UTC)
     try:
-        with new_session(engine) as session:
+        with new_session(engine, write=True) as session:
             try:
                 get_campaign(session, campaign)
                 with _progress(sum(p.stat().st_size for p in files)) as advance:

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from app.models.fields import Int, Number, example, field, update_model
+from app.models.fields import Input, Int, Number, example, field, update_model
 from app.models.plan_rows import Public, provenance
 from app.planning.model import EffectKind, Provenance
 
@@ -33,7 +33,7 @@ def _point(label: str, unit: str, point: str, show_for: tuple[str, ...], help: s
                  **bounds)
 
 
-class EffectCreate(BaseModel):
+class EffectCreate(Input):
     """One effect of an intervention; which three-point inputs it needs depends on its kind."""
 
     model_config = example(intervention_id=3, kind="bucket", bucket="attention", speedup_low=2.0, speedup_likely=2.5,
@@ -90,7 +90,7 @@ class EffectPublic(EffectCreate, Public):
     id: int
 
 
-class ProfileCreate(BaseModel):
+class ProfileCreate(Input):
     """A new split of a regime's step time (earlier ones stay on record)."""
 
     model_config = example(shares="attention, 63%, reported\nmoe, 15%\ndense_gemm, 10%\ncommunication, 5%",

@@ -12,7 +12,7 @@ from enum import Enum
 from types import NoneType, UnionType
 from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
-from pydantic import AfterValidator, AllowInfNan, BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import AfterValidator, AllowInfNan, BaseModel, ConfigDict, ValidationError, create_model, field_validator
 from pydantic import Field as PydanticField
 from pydantic_core import ErrorDetails
 
@@ -34,6 +34,19 @@ Number = Annotated[float, AllowInfNan(False)]
 Int = Annotated[int, PydanticField(le=INT32_MAX)]
 """A whole number that fits the databases' integer column."""
 M = TypeVar("M", bound=BaseModel)
+
+
+class Input(BaseModel):
+    """A body a user fills, through a form or as JSON. No text of it may hold a NUL character: PostgreSQL
+    refuses them, so SQLite must not take them either."""
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        texts = value if isinstance(value, list) else [value]
+        if any(isinstance(text, str) and "\x00" in text for text in texts):
+            raise ValueError("holds a NUL character (\\0): remove it")
+        return value
 
 
 def field(title: str, *, help: str = "", widget: str = "", placeholder: str = "", show_for: Sequence[str] = (),
@@ -60,8 +73,10 @@ def update_model(create: type[BaseModel], name: str, changes: dict[str, Any]) ->
         copy.default, copy.default_factory = None, None
         annotation: Any = info.annotation
         fields[field_name] = (annotation | None, copy)
-    return create_model(name, __config__=example(**changes), __doc__=f"Changes to some fields of a {create.__name__}.",
-                        **fields)
+    model = create_model(name, __base__=Input, __doc__=f"Changes to some fields of a {create.__name__}.", **fields)
+    model.model_config["json_schema_extra"] = {"examples": [changes]}
+    model.model_rebuild(force=True)
+    return model
 
 
 # forms

@@ -7,14 +7,14 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
-from app.models.fields import Int, Number, UtcDatetime, example, field
+from app.models.fields import Input, Int, Number, UtcDatetime, example, field
 from app.planning.model import MeasurementKind
 
 KIND_LABELS = {"baseline": "baseline: the projection starts from it",
                "gate check": "gate check: judges gates, leaves the baseline as it is"}
 
 
-class MeasurementCreate(BaseModel):
+class MeasurementCreate(Input):
     """One measured value of a regime, with what it was taken with."""
 
     model_config = example(regime="concurrency 16", metric="output_tok_s", value=41.5, kind="gate check",
@@ -56,7 +56,7 @@ class MeasurementPublic(BaseModel):
     retraction_reason: str
 
 
-class RetractionCreate(BaseModel):
+class RetractionCreate(Input):
     """Why a measurement is wrong, and who says so."""
 
     model_config = example(reason="debug build: the run had CUDA_LAUNCH_BLOCKING=1", by="ana")
@@ -73,7 +73,7 @@ class TimeUnit(StrEnum):
     S = "s"
 
 
-class ImportOptionsForm(BaseModel):
+class ImportOptionsForm(Input):
     """How to read the files of an import."""
 
     regime: str | None = field(
@@ -99,7 +99,7 @@ class ImportOptionsForm(BaseModel):
     time_unit: TimeUnit = field("Time unit", default=TimeUnit.NS, labels={"us": "µs"})
 
 
-class ImportConfirmForm(BaseModel):
+class ImportConfirmForm(Input):
     """The answers a previewed import may still need."""
 
     measured_at: UtcDatetime | None = field("Measured at (UTC)", default=None,
@@ -107,7 +107,7 @@ class ImportConfirmForm(BaseModel):
     confirm: bool = field("Import the flagged values as they are: I checked them", default=False)
 
 
-class KernelRulesForm(BaseModel):
+class KernelRulesForm(Input):
     """A campaign's kernel -> bucket rules."""
 
     rules: str = field(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from app.models.fields import TEXT_MAX, Int, Number, UtcDatetime, example, field, update_model
+from app.models.fields import TEXT_MAX, Input, Int, Number, UtcDatetime, example, field, update_model
 from app.planning.metrics import METRICS
 from app.planning.model import Comparator, Provenance, Status
 
@@ -24,7 +24,7 @@ class Public(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
 
-class CampaignCreate(BaseModel):
+class CampaignCreate(Input):
     """A campaign: one model on one set of GPUs, with its regimes, tiers and interventions."""
 
     model_config = example(name="DeepSeek-V4-Flash on 8x RTX PRO 6000", model="DeepSeek-V4-Flash",
@@ -56,7 +56,7 @@ class CampaignPublic(CampaignSettings, Public):
     created_at: UtcDatetime
 
 
-class RegimeCreate(BaseModel):
+class RegimeCreate(Input):
     """A concurrency regime with its workload and throughput target."""
 
     model_config = example(name="concurrency 16", concurrency=16, input_tokens=1024, output_tokens=256,
@@ -80,7 +80,7 @@ class RegimePublic(RegimeCreate, Public):
     id: int
 
 
-class TierCreate(BaseModel):
+class TierCreate(Input):
     """A tier of the roadmap: interventions done together, judged by the tier's gates."""
 
     model_config = example(key="B", name="Highest-leverage custom kernels", position=2,
@@ -101,7 +101,7 @@ class TierPublic(TierCreate, Public):
     id: int
 
 
-class InterventionCreate(BaseModel):
+class InterventionCreate(Input):
     """A candidate change with its effort estimate; its effects say what it buys."""
 
     model_config = example(key="B1", title="Split-K sparse-decode attention kernel", tier_id=2, status="proposed",
@@ -136,7 +136,7 @@ class InterventionPublic(InterventionCreate, Public):
     id: int
 
 
-class GateCreate(BaseModel):
+class GateCreate(Input):
     """A validation gate: a tier passes when its regime's newest measurement of the metric meets the threshold."""
 
     model_config = example(tier_id=1, regime_id=2, metric="output_tok_s", comparator=">=", threshold=40,

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import BaseModel
-
-from app.models.fields import TEXT_MAX, Int, Number, example, field
+from app.models.fields import TEXT_MAX, Input, Int, Number, example, field
 from app.models.plan_rows import Public, provenance
 from app.planning.model import Provenance
 
@@ -17,7 +15,7 @@ class ComputeDtype(StrEnum):
     FP4 = "fp4"
 
 
-class HardwareSpecCreate(BaseModel):
+class HardwareSpecCreate(Input):
     """The GPUs a decode step runs on."""
 
     model_config = example(name="NVIDIA RTX PRO 6000 Blackwell", count=8, memory_gb=96, bandwidth_gb_s=1792,
@@ -45,7 +43,7 @@ class HardwareSpecPublic(HardwareSpecCreate, Public):
     id: int
 
 
-class ModelSpecCreate(BaseModel):
+class ModelSpecCreate(Input):
     """The model's shape as the ceiling needs it."""
 
     model_config = example(name="DeepSeek-V4-Flash", total_params_b=284, active_params_b=13, layers=43,

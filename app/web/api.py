@@ -22,13 +22,13 @@ def list_campaigns(session: SessionDep):
     return [CampaignPublic.model_validate(c) for c in campaign_service.list_campaigns(session)]
 
 
-@router.get("/campaigns/{campaign_id}/plan", response_model=PlanOut, tags=["plan"])
+@router.get("/campaigns/{campaign_id:id}/plan", response_model=PlanOut, tags=["plan"])
 def get_plan(campaign_id: int, session: SessionDep):
     """The projection of every regime after each tier (likely values and P10-P90), and every gate's status."""
     return plan_out(plan_of(session, campaign_id=campaign_id))
 
 
-@router.post("/campaigns/{campaign_id}/measurements", status_code=201, response_model=MeasurementPublic,
+@router.post("/campaigns/{campaign_id:id}/measurements", status_code=201, response_model=MeasurementPublic,
              tags=["measurements"])
 def post_measurement(campaign_id: int, _campaign: CampaignDep, body: MeasurementCreate, session: SessionDep, now: NowDep):
     """Record a measurement of a regime: what it includes, and whether it is a baseline or a gate check.
@@ -41,7 +41,7 @@ def post_measurement(campaign_id: int, _campaign: CampaignDep, body: Measurement
     return _public(session, campaign_id, measurement)
 
 
-@router.post("/campaigns/{campaign_id}/measurements/{measurement_id}/retract", response_model=MeasurementPublic,
+@router.post("/campaigns/{campaign_id:id}/measurements/{measurement_id:id}/retract", response_model=MeasurementPublic,
              tags=["measurements"])
 def retract(campaign_id: int, _campaign: CampaignDep,
             measurement_id: int, body: RetractionCreate, session: SessionDep, now: NowDep):
@@ -50,7 +50,7 @@ def retract(campaign_id: int, _campaign: CampaignDep,
     return _public(session, campaign_id, measurement)
 
 
-@router.get("/campaigns/{campaign_id}/measurements", response_model=list[MeasurementPublic], tags=["measurements"])
+@router.get("/campaigns/{campaign_id:id}/measurements", response_model=list[MeasurementPublic], tags=["measurements"])
 def list_measurements(campaign_id: int, _campaign: CampaignDep, session: SessionDep):
     """Every measurement of the campaign, newest first, retracted ones included (with who, when and why)."""
     return list(record_for(session, campaign_id=campaign_id).measurements)

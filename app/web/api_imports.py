@@ -41,7 +41,7 @@ class ImportRecordOut(BaseModel):
     summary: str
 
 
-@router.post("/campaigns/{campaign_id}/imports", response_model=ImportResult, status_code=201)
+@router.post("/campaigns/{campaign_id:id}/imports", response_model=ImportResult, status_code=201)
 async def post_import(
     campaign_id: int, _campaign: CampaignDep, session: SessionDep, settings: SettingsDep, now: NowDep,
     files: Annotated[list[UploadFile], File(description="benchmark results or profiles; the format is read")],
@@ -79,13 +79,13 @@ async def post_import(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-@router.get("/campaigns/{campaign_id}/imports", response_model=list[ImportRecordOut])
+@router.get("/campaigns/{campaign_id:id}/imports", response_model=list[ImportRecordOut])
 def list_imports(campaign_id: int, _campaign: CampaignDep, session: SessionDep):
     """Every imported file, newest first; files imported together share a batch."""
     return [ImportRecordOut.model_validate(r, from_attributes=True) for r in imports_of(session, campaign_id)]
 
 
-@router.delete("/campaigns/{campaign_id}/imports/{batch}", status_code=204)
+@router.delete("/campaigns/{campaign_id:id}/imports/{batch}", status_code=204)
 def delete_import(campaign_id: int, _campaign: CampaignDep, batch: str, session: SessionDep):
     """Undo an import: its files and everything they wrote."""
     undo_import(session, campaign_id, batch)

@@ -31,13 +31,13 @@ def create_campaign(body: CampaignCreate, session: SessionDep, now: NowDep):
     return CAMPAIGN_EDITOR.public_of(session, campaign_service.store_campaign(session, body, now=now))
 
 
-@router.get("/campaigns/{campaign_id}", response_model=CampaignPublic, tags=["campaigns"])
+@router.get("/campaigns/{campaign_id:id}", response_model=CampaignPublic, tags=["campaigns"])
 def read_campaign(campaign: CampaignDep, session: SessionDep):
     """The campaign's own fields and Monte Carlo settings."""
     return CAMPAIGN_EDITOR.public_of(session, campaign)
 
 
-@router.patch("/campaigns/{campaign_id}", response_model=CampaignPublic, tags=["campaigns"])
+@router.patch("/campaigns/{campaign_id:id}", response_model=CampaignPublic, tags=["campaigns"])
 def update_campaign(campaign_id: int, campaign: CampaignDep, body: CampaignUpdate,  # type: ignore[valid-type]
                     session: SessionDep, now: NowDep):
     """Change some of the campaign's fields; those left out keep their values."""
@@ -45,7 +45,7 @@ def update_campaign(campaign_id: int, campaign: CampaignDep, body: CampaignUpdat
                                                                    now=now))
 
 
-@router.delete("/campaigns/{campaign_id}", status_code=204, tags=["campaigns"])
+@router.delete("/campaigns/{campaign_id:id}", status_code=204, tags=["campaigns"])
 def delete_campaign(campaign_id: int, session: SessionDep):
     """Delete the campaign and everything in it."""
     editing.delete(session, CAMPAIGN_EDITOR, campaign_id, campaign_id)
@@ -55,7 +55,7 @@ def delete_campaign(campaign_id: int, session: SessionDep):
 def _add_routes(editor: Editor) -> None:
     """List, create, read, update and delete routes for one kind of row."""
     kind, noun, tag = editor.kind, editor.noun, editor.kind
-    base = f"/campaigns/{{campaign_id}}/{kind}"
+    base = f"/campaigns/{{campaign_id:id}}/{kind}"
     create_model, update_model, public_model = editor.create, editor.update, editor.public
 
     def list_rows(campaign_id: int, _campaign: CampaignDep, session: SessionDep) -> Any:
@@ -84,12 +84,12 @@ def _add_routes(editor: Editor) -> None:
     router.add_api_route(base, create_row, methods=["POST"], status_code=201, response_model=public_model,
                          tags=[tag], name=f"create_{noun}", summary=f"Create a {noun}",
                          description=f"{create_model.__doc__ or ''} The same fields and checks as the {noun} form.")
-    router.add_api_route(f"{base}/{{row_id}}", read_row, methods=["GET"], response_model=public_model, tags=[tag],
+    router.add_api_route(f"{base}/{{row_id:id}}", read_row, methods=["GET"], response_model=public_model, tags=[tag],
                          name=f"read_{noun}", summary=f"Read a {noun}")
-    router.add_api_route(f"{base}/{{row_id}}", update_row, methods=["PATCH"], response_model=public_model,
+    router.add_api_route(f"{base}/{{row_id:id}}", update_row, methods=["PATCH"], response_model=public_model,
                          tags=[tag], name=f"update_{noun}", summary=f"Update a {noun}",
                          description="Fields left out keep their values; the result is checked as a whole.")
-    router.add_api_route(f"{base}/{{row_id}}", delete_row, methods=["DELETE"], status_code=204, tags=[tag],
+    router.add_api_route(f"{base}/{{row_id:id}}", delete_row, methods=["DELETE"], status_code=204, tags=[tag],
                          name=f"delete_{noun}", summary=f"Delete a {noun}",
                          description="What hangs on it goes too (its effects, gates, links).")
 
@@ -115,14 +115,14 @@ def _profile_public(session, regime: Regime) -> ProfilePublic:
     return profile_public(profile, regime.name, repo.shares_of(session, profile_ids=[pk(profile)])[pk(profile)])
 
 
-@router.get("/campaigns/{campaign_id}/regimes/{regime_id}/profile", response_model=ProfilePublic,
+@router.get("/campaigns/{campaign_id:id}/regimes/{regime_id:id}/profile", response_model=ProfilePublic,
             tags=["profiles"])
 def read_profile(campaign_id: int, regime_id: int, session: SessionDep):
     """The regime's newest profile: the share of step time each bucket takes."""
     return _profile_public(session, _regime(session, campaign_id, regime_id))
 
 
-@router.post("/campaigns/{campaign_id}/regimes/{regime_id}/profile", status_code=201, response_model=ProfilePublic,
+@router.post("/campaigns/{campaign_id:id}/regimes/{regime_id:id}/profile", status_code=201, response_model=ProfilePublic,
              tags=["profiles"])
 def create_profile(campaign_id: int, regime_id: int, body: ProfileCreate, session: SessionDep, now: NowDep):
     """Store a new profile of the regime (the previous ones stay on record); shares below 100% go to 'other'."""
@@ -136,7 +136,7 @@ def create_profile(campaign_id: int, regime_id: int, body: ProfileCreate, sessio
 SpecKind = Literal["hardware", "model"]
 
 
-@router.get("/campaigns/{campaign_id}/specs/{which}", tags=["specs"])
+@router.get("/campaigns/{campaign_id:id}/specs/{which}", tags=["specs"])
 def read_spec(campaign_id: int, _campaign: CampaignDep, which: SpecKind, session: SessionDep) -> dict[str, Any]:
     """The campaign's hardware or model spec."""
     row = spec_row(session, which, campaign_id)
@@ -145,19 +145,19 @@ def read_spec(campaign_id: int, _campaign: CampaignDep, which: SpecKind, session
     return _spec_public(which, row)
 
 
-@router.put("/campaigns/{campaign_id}/specs/hardware", tags=["specs"])
+@router.put("/campaigns/{campaign_id:id}/specs/hardware", tags=["specs"])
 def put_hardware_spec(campaign_id: int, _campaign: CampaignDep, body: HardwareSpecCreate, session: SessionDep) -> dict[str, Any]:
     """Create or replace the GPUs a decode step runs on (the ceiling is computed from them)."""
     return _spec_public("hardware", store_spec(session, "hardware", campaign_id, body))
 
 
-@router.put("/campaigns/{campaign_id}/specs/model", tags=["specs"])
+@router.put("/campaigns/{campaign_id:id}/specs/model", tags=["specs"])
 def put_model_spec(campaign_id: int, _campaign: CampaignDep, body: ModelSpecCreate, session: SessionDep) -> dict[str, Any]:
     """Create or replace the model's shape as the ceiling needs it."""
     return _spec_public("model", store_spec(session, "model", campaign_id, body))
 
 
-@router.delete("/campaigns/{campaign_id}/specs/{which}", status_code=204, tags=["specs"])
+@router.delete("/campaigns/{campaign_id:id}/specs/{which}", status_code=204, tags=["specs"])
 def delete_spec(campaign_id: int, _campaign: CampaignDep, which: SpecKind, session: SessionDep):
     """Remove the spec: the plan then says the ceiling is unknown."""
     editing_specs.delete_spec(session, which, campaign_id)

@@ -16,7 +16,9 @@ from app.services.campaigns import get_campaign
 
 
 def get_session(request: Request) -> Iterator[Session]:
-    with new_session(request.app.state.engine) as session:
+    """The request's session; a POST, PUT, PATCH or DELETE gets a writer's (BEGIN IMMEDIATE on SQLite)."""
+    write = request.method not in ("GET", "HEAD", "OPTIONS")
+    with new_session(request.app.state.engine, write=write) as session:
         yield session
 
 

@@ -39,7 +39,7 @@ def _form_page(request, campaign, editor: Editor, form: Form, action: str, title
                      back=path_for(request.app, "plan", campaign_id=campaign.id), htmx=htmx, status=status, delete_url=delete_url)
 
 
-@router.get("/campaigns/{campaign_id:int}/{kind}/new", name="new_row")
+@router.get("/campaigns/{campaign_id:id}/{kind}/new", name="new_row")
 def new_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: str, session: SessionDep):
     editor = _editor(kind)
     chosen = {k: v for k, v in request.query_params.items() if k in editor.create.model_fields}
@@ -47,14 +47,14 @@ def new_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: st
     return _form_page(request, campaign, editor, form, request.url.path, f"New {editor.noun}", False)
 
 
-@router.post("/campaigns/{campaign_id:int}/{kind}/new", name="create_row")
+@router.post("/campaigns/{campaign_id:id}/{kind}/new", name="create_row")
 async def create(request: Request, campaign_id: int, campaign: CampaignDep,
                  kind: str, session: SessionDep, htmx: IsHtmx, now: NowDep):
     editor = _editor(kind)
     return await _submit(request, session, campaign, editor, None, f"New {editor.noun}", htmx, now)
 
 
-@router.get("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/edit", name="edit_row")
+@router.get("/campaigns/{campaign_id:id}/{kind}/{row_id:id}/edit", name="edit_row")
 def edit_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: str, row_id: int, session: SessionDep):
     editor = _editor(kind)
     row = load_row(session, editor, campaign_id, row_id)
@@ -63,7 +63,7 @@ def edit_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: s
                       delete_url=_delete_url(request, campaign_id, kind, row_id))
 
 
-@router.post("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/edit", name="update_row")
+@router.post("/campaigns/{campaign_id:id}/{kind}/{row_id:id}/edit", name="update_row")
 async def update(request: Request, campaign_id: int, campaign: CampaignDep,
                  kind: str, row_id: int, session: SessionDep, htmx: IsHtmx,
                  now: NowDep):
@@ -73,7 +73,7 @@ async def update(request: Request, campaign_id: int, campaign: CampaignDep,
                          _delete_url(request, campaign_id, kind, row_id))
 
 
-@router.post("/campaigns/{campaign_id:int}/{kind}/{row_id:int}/delete", name="delete_row")
+@router.post("/campaigns/{campaign_id:id}/{kind}/{row_id:id}/delete", name="delete_row")
 def delete(request: Request, campaign_id: int, kind: str, row_id: int, session: SessionDep, htmx: IsHtmx):
     editor = _editor(kind)
     if kind not in DELETABLE:
@@ -99,14 +99,14 @@ async def _submit(request, session, campaign, editor: Editor, row, title: str, h
     return redirect(path_for(request.app, "plan", campaign_id=campaign.id), htmx)
 
 
-@router.get("/campaigns/{campaign_id:int}/edit", name="edit_campaign")
+@router.get("/campaigns/{campaign_id:id}/edit", name="edit_campaign")
 def edit_campaign_form(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
     editor = EDITORS["campaign"]
     form = form_of(session, editor, campaign_id, campaign)
     return _form_page(request, campaign, editor, form, request.url.path, "Edit campaign", False)
 
 
-@router.post("/campaigns/{campaign_id:int}/edit", name="save_campaign")
+@router.post("/campaigns/{campaign_id:id}/edit", name="save_campaign")
 async def edit_campaign(request: Request, campaign_id: int, campaign: CampaignDep,
                         session: SessionDep, htmx: IsHtmx, now: NowDep):
     return await _submit(request, session, campaign, EDITORS["campaign"], campaign, "Edit campaign", htmx, now)
@@ -119,7 +119,7 @@ def _regime(session, campaign_id: int, regime_id: int) -> Regime:
     return regime
 
 
-@router.get("/campaigns/{campaign_id:int}/regimes/{regime_id:int}/profile", name="profile")
+@router.get("/campaigns/{campaign_id:id}/regimes/{regime_id:id}/profile", name="profile")
 def profile_form(request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep):
     regime = _regime(session, campaign_id, regime_id)
     return _profile_page(request, campaign, regime, Form(PROFILE_FIELDS, raw=profile_initial(session, regime)))
@@ -130,7 +130,7 @@ def _profile_page(request, campaign, regime: Regime, form: Form, htmx: bool = Fa
                      back=path_for(request.app, "regime", campaign_id=campaign.id, regime_id=regime.id), htmx=htmx, status=status)
 
 
-@router.post("/campaigns/{campaign_id:int}/regimes/{regime_id:int}/profile", name="save_profile")
+@router.post("/campaigns/{campaign_id:id}/regimes/{regime_id:id}/profile", name="save_profile")
 async def save_profile_form(
     request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep, htmx: IsHtmx, now: NowDep
 ):

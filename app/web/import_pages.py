@@ -98,12 +98,12 @@ def _steps_view(preview: Preview) -> dict | None:
     }
 
 
-@router.get("/campaigns/{campaign_id:int}/import", name="import")
+@router.get("/campaigns/{campaign_id:id}/import", name="import")
 def import_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
     return _page(request, session, campaign, Form(_fields(session, campaign_id), raw=dict(IMPORT_DEFAULTS)))
 
 
-@router.post("/campaigns/{campaign_id:int}/import", name="upload")
+@router.post("/campaigns/{campaign_id:id}/import", name="upload")
 async def upload(request: Request, campaign_id: int, campaign: CampaignDep,
                  session: SessionDep, settings: SettingsDep, htmx: IsHtmx,
                  now: NowDep):
@@ -197,7 +197,7 @@ def _parsing_page(request, campaign, job: ParseJob, htmx: bool):
     return render(request, "import_parsing.html", context, block="import_body" if htmx else None)
 
 
-@router.get("/campaigns/{campaign_id:int}/import/{token}/status", name="import_status")
+@router.get("/campaigns/{campaign_id:id}/import/{token}/status", name="import_status")
 def parse_status(request: Request, campaign_id: int, campaign: CampaignDep,
                  token: str, session: SessionDep, settings: SettingsDep,
                  htmx: IsHtmx):
@@ -223,7 +223,7 @@ def _load_preview(settings, token: str) -> Preview:
     return Preview.from_json(path.read_text(encoding="utf-8"))
 
 
-@router.post("/campaigns/{campaign_id:int}/import/{token}/confirm", name="confirm_import")
+@router.post("/campaigns/{campaign_id:id}/import/{token}/confirm", name="confirm_import")
 async def confirm(request: Request, campaign_id: int, campaign: CampaignDep,
                   token: str, session: SessionDep, settings: SettingsDep,
                   htmx: IsHtmx, now: NowDep):
@@ -243,20 +243,20 @@ async def confirm(request: Request, campaign_id: int, campaign: CampaignDep,
     return redirect(path_for(request.app, "plan", campaign_id=campaign_id), htmx)
 
 
-@router.post("/campaigns/{campaign_id:int}/import/{token}/cancel", name="cancel_import")
+@router.post("/campaigns/{campaign_id:id}/import/{token}/cancel", name="cancel_import")
 def cancel(request: Request, campaign_id: int, token: str, settings: SettingsDep, htmx: IsHtmx):
     if token.isalnum():
         shutil.rmtree(Path(settings.upload_dir) / token, ignore_errors=True)
     return redirect(path_for(request.app, "import", campaign_id=campaign_id), htmx)
 
 
-@router.post("/campaigns/{campaign_id:int}/imports/{batch}/undo", name="undo_import")
+@router.post("/campaigns/{campaign_id:id}/imports/{batch}/undo", name="undo_import")
 def undo(request: Request, campaign_id: int, batch: str, session: SessionDep, htmx: IsHtmx):
     undo_import(session, campaign_id, batch)
     return redirect(path_for(request.app, "import", campaign_id=campaign_id), htmx)
 
 
-@router.get("/campaigns/{campaign_id:int}/import/rules", name="kernel_rules")
+@router.get("/campaigns/{campaign_id:id}/import/rules", name="kernel_rules")
 def rules_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
     form = Form(RULE_FIELDS, raw={"rules": rules_text(session, campaign_id)})
     return _rules_page(request, campaign, form)
@@ -269,7 +269,7 @@ def _rules_page(request, campaign, form, htmx=False, status=200):
                      htmx=htmx, status=status)
 
 
-@router.post("/campaigns/{campaign_id:int}/import/rules", name="save_kernel_rules")
+@router.post("/campaigns/{campaign_id:id}/import/rules", name="save_kernel_rules")
 async def save_rules_form(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep, htmx: IsHtmx):
     data = await request.form()
     try:

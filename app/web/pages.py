@@ -84,7 +84,7 @@ def plan_context(session, campaign_id: int, now, form: Form | None = None, saved
 PAGE_CACHE_SIZE = 64
 
 
-@router.get("/campaigns/{campaign_id:int}", name="plan")
+@router.get("/campaigns/{campaign_id:id}", name="plan")
 async def plan_page(request: Request, campaign_id: int, htmx: IsHtmx, now: NowDep):
     """The plan page. Rendered once a database revision (and minute, for the form's default time): a repeat
     is served from memory, and a browser holding the same ETag gets 304. Asking the revision is one indexed
@@ -114,7 +114,7 @@ def _render_plan(request: Request, campaign_id: int, now, block: str | None = No
         return render(request, "plan.html", plan_context(session, campaign_id, now), block=block)
 
 
-@router.post("/campaigns/{campaign_id:int}/measurements", name="add_measurement")
+@router.post("/campaigns/{campaign_id:id}/measurements", name="add_measurement")
 async def add_measurement(request: Request, campaign_id: int, _campaign: CampaignDep,
                           session: SessionDep, htmx: IsHtmx, now: NowDep):
     """Record a measurement. htmx gets the form back (with its messages on a 422) and, after a save, only the
@@ -144,7 +144,7 @@ async def add_measurement(request: Request, campaign_id: int, _campaign: Campaig
     return HTMLResponse(body, headers={"Vary": "HX-Request"})
 
 
-@router.get("/campaigns/{campaign_id:int}/regimes/{regime_id:int}", name="regime")
+@router.get("/campaigns/{campaign_id:id}/regimes/{regime_id:id}", name="regime")
 def regime_page(request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep):
     return _regime_page(request, session, campaign, regime_id)
 
@@ -183,13 +183,13 @@ def _retract_page(request, session, campaign, measurement, form: Form, htmx: boo
                      status=status, lede=lede, submit="Retract measurement")
 
 
-@router.get("/campaigns/{campaign_id:int}/measurements/{measurement_id:int}/retract", name="retract_form")
+@router.get("/campaigns/{campaign_id:id}/measurements/{measurement_id:id}/retract", name="retract_form")
 def retract_form(request: Request, campaign_id: int, campaign: CampaignDep, measurement_id: int, session: SessionDep):
     measurement = _measurement(session, campaign_id, measurement_id)
     return _retract_page(request, session, campaign, measurement, Form(RETRACT_FIELDS))
 
 
-@router.post("/campaigns/{campaign_id:int}/measurements/{measurement_id:int}/retract", name="save_retraction")
+@router.post("/campaigns/{campaign_id:id}/measurements/{measurement_id:id}/retract", name="save_retraction")
 async def retract(request: Request, campaign_id: int, campaign: CampaignDep, measurement_id: int, session: SessionDep,
                   htmx: IsHtmx, now: NowDep):
     measurement = _measurement(session, campaign_id, measurement_id)
@@ -203,7 +203,7 @@ async def retract(request: Request, campaign_id: int, campaign: CampaignDep, mea
                     htmx)
 
 
-@router.get("/campaigns/{campaign_id:int}/roadmap.md", name="roadmap")
+@router.get("/campaigns/{campaign_id:id}/roadmap.md", name="roadmap")
 def roadmap_markdown(campaign_id: int, session: SessionDep, now: NowDep):
     plan = plan_view(plan_of(session, campaign_id=campaign_id))
     filename = f"roadmap-campaign-{campaign_id}.md"

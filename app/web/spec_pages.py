@@ -17,7 +17,7 @@ router = APIRouter(include_in_schema=False)
 TITLES = {"hardware": "Hardware spec", "model": "Model spec"}
 
 
-@router.get("/campaigns/{campaign_id:int}/specs", name="specs")
+@router.get("/campaigns/{campaign_id:id}/specs", name="specs")
 def specs_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
     return render(request, "specs.html", {"campaign": campaign, "plan": plan_view(plan_of(session, campaign_id=campaign_id))})
 
@@ -35,14 +35,14 @@ def _page(request, campaign, which, form, htmx=False, status=200):
     return render(request, "spec_form.html", context, block="form" if htmx else None, status=status)
 
 
-@router.get("/campaigns/{campaign_id:int}/specs/{which}", name="spec")
+@router.get("/campaigns/{campaign_id:id}/specs/{which}", name="spec")
 def spec_form(request: Request, campaign_id: int, campaign: CampaignDep,
               which: str, session: SessionDep, preset: str | None = None):
     _, fields, _, _ = _which(which)
     return _page(request, campaign, which, Form(fields, raw=spec_initial(session, which, campaign_id, preset)))
 
 
-@router.post("/campaigns/{campaign_id:int}/specs/{which}", name="save_spec")
+@router.post("/campaigns/{campaign_id:id}/specs/{which}", name="save_spec")
 async def save_spec_form(request: Request, campaign_id: int, campaign: CampaignDep,
                          which: str, session: SessionDep, htmx: IsHtmx):
     _, fields, _, _ = _which(which)

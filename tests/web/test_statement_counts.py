@@ -13,7 +13,8 @@ def counted(app, request) -> tuple[int, Counter]:
     statements: list[str] = []
 
     def record(conn, cursor, statement, *args):
-        statements.append(statement)
+        if not statement.startswith("BEGIN"):  # transaction control (SQLite's BEGIN is emitted by app/db/engine.py)
+            statements.append(statement)
 
     event.listen(app.state.engine, "before_cursor_execute", record)
     try:
