@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.serving import serving
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -20,36 +17,12 @@ CHROMIUM_ARGS = [
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def server(tmp_path):
     """`tierplan serve` on a free port: migrates, loads the demo campaign, serves."""
-    port = free_port()
-    env = {**os.environ, "TIERPLAN_DATABASE_URL": f"sqlite:///{tmp_path / 'browser.db'}"}
-    log = open(tmp_path / "server.log", "w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "serve", "--port", str(port)], env=env, stdout=log, stderr=subprocess.STDOUT
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(f"{base}/healthz", timeout=1)
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail("uvicorn did not start:\n" + (tmp_path / "server.log").read_text())
-            time.sleep(0.1)
-    yield base
-    process.terminate()
-    process.wait(timeout=10)
-    log.close()
+    with serving(f"sqlite:///{tmp_path / 'browser.db'}", tmp_path / "server.log") as base:
+        yield base
+
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ import urllib.request
 import venv
 from pathlib import Path
 
-from tests.browser.conftest import free_port
+from tests.serving import free_port
 
 CHECKOUT = Path(__file__).resolve().parent.parent.parent
 
