@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from sqlmodel import Session, SQLModel, col, select
 
-from app.db.tables import EffectRegime, ImportRecord, KernelRule, Prerequisite
+from app.db.tables import Campaign, EffectRegime, ImportRecord, KernelRule, Prerequisite
 
 
 def find_by(session: Session, *, table: type[SQLModel], campaign_id: int, column: str, value: object) -> list:
@@ -40,6 +40,12 @@ def replace_kernel_rules(session: Session, *, campaign_id: int, rules: Sequence[
     session.flush()
     session.add_all(KernelRule(campaign_id=campaign_id, position=n, pattern=p, bucket=b)
                     for n, (p, b) in enumerate(rules))
+
+
+def lock_campaign(session: Session, *, campaign_id: int) -> None:
+    """Hold the campaign's row until the transaction ends, so writers of one campaign go one at a time
+    (PostgreSQL: SELECT ... FOR UPDATE; SQLite: its writer already holds the database's write lock)."""
+    session.exec(select(Campaign.id).where(Campaign.id == campaign_id).with_for_update())
 
 
 def import_with_sha(session: Session, *, campaign_id: int, sha256: str) -> ImportRecord | None:

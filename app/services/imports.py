@@ -84,6 +84,7 @@ class Preview:
     measurement_kind: str = "baseline"
     needs_date: bool = False
     profile: dict | None = None  # ProfileDraft as a dict
+    campaign_id: int = 0  # the campaign it was previewed for (only that one may confirm it)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -136,8 +137,11 @@ def preview_import(
     if kinds == {"profile"}:
         draft = profile_draft(session, campaign_id, infos, options, regimes, rules_of(session, campaign_id),
                               on_progress)
-        return _profile_preview(rows, infos, draft)
-    return _measurement_preview(session, rows, infos, options, regimes, now)
+        preview = _profile_preview(rows, infos, draft)
+    else:
+        preview = _measurement_preview(session, rows, infos, options, regimes, now)
+    preview.campaign_id = campaign_id
+    return preview
 
 
 def _mark_duplicates(session: Session, campaign_id: int, infos: list[FileInfo]) -> None:
@@ -267,7 +271,18 @@ def confirm_import(
     session: Session, campaign_id: int, preview: Preview, *, now: datetime, batch: str,
     measured_at: datetime | None = None, confirmed: bool = False,
 ) -> list[ImportRecord]:
-    """Write the previewed import in one transaction; refuses duplicates, unresolved rows and unconfirmed warnings."""
+    """Write the previewed import in one transaction; refuses duplicates, unresolved rows and unconfirmed warnings.
+
+    Confirming the same batch again (a retried or doubled submit) writes nothing and returns what the first wrote.
+    Whether a file is already imported is asked again here, under the campaign's lock: two previews of one file
+    confirmed one after the other, or at once, store it once."""
+    if preview.campaign_id and preview.campaign_id != campaign_id:
+        raise NotFound("this upload was previewed for another campaign")
+    links.lock_campaign(session, campaign_id=campaign_id)
+    done = links.imports_of_batch(session, campaign_id=campaign_id, batch=batch)
+    if done:
+        return done
+    _mark_duplicates(session, campaign_id, preview.files)
     duplicates = [f"{f.name} (same content as {f.duplicate_of})" for f in preview.files if f.duplicate_of]
     if duplicates:
         raise FormInvalid({"files": "already imported, so not counted twice: " + "; ".join(duplicates)})

@@ -219,3 +219,50 @@ def test_without_a_step_time_the_regime_measured_one_is_used(client, app, demo_i
     preview = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1")
     assert 'data-bucket="host_overhead">87.0%' in preview.text
     assert "step time from the newest tpot_ms of batch 1" in preview.text
+
+
+def test_two_previews_of_one_file_confirmed_in_turn_store_it_once(client, app, demo_id):
+    before = counts(app)
+    first = upload(client, demo_id, "vllm_serve_append.json", includes=["A1", "A2"])
+    second = upload(client, demo_id, "vllm_serve_append.json", includes=["A1", "A2"])
+    assert confirm(client, demo_id, token_of(first.text)).status_code == 204
+    once = counts(app)
+    again = confirm(client, demo_id, token_of(second.text))
+    assert again.status_code == 422 and "already imported" in html.unescape(again.text)
+    assert once[0] > before[0] and counts(app) == once == (once[0], before[1], before[2] + 1)
+
+
+def test_another_campaigns_upload_cannot_be_confirmed_here(client, app, demo_id):
+    other = client.post("/api/campaigns", json={"name": "other", "gpu_count": 1}).json()["id"]
+    preview = upload(client, demo_id, "vllm_serve_append.json", includes=["A1", "A2"])
+    before = counts(app)
+    refused = confirm(client, other, token_of(preview.text))
+    assert refused.status_code == 404 and "another campaign" in refused.text and counts(app) == before
+
+
+def test_confirming_one_upload_at_once_from_several_sessions_stores_it_once(client, app, demo_id, clock):
+    """The same batch confirmed four times at once (a double click, a retry) is stored once."""
+    import threading
+
+    from app.services.imports import ImportOptions, confirm_import, preview_import
+
+    before = counts(app)
+    with new_session(app.state.engine) as session:
+        preview = preview_import(session, demo_id, [("run.json", DATA / "vllm_serve_append.json")],
+                                 ImportOptions(includes=["A1", "A2"]), now=clock())
+    errors: list[BaseException] = []
+
+    def confirm_once() -> None:
+        try:
+            with new_session(app.state.engine, write=True) as session:
+                confirm_import(session, demo_id, preview, now=clock(), batch="b" * 32)
+        except BaseException as exc:  # noqa: BLE001 (collected for the assertion below)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=confirm_once) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    stored = len(preview.measurements)
+    assert errors == [] and stored > 0 and counts(app) == (before[0] + stored, before[1], before[2] + 1)
