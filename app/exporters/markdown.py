@@ -1,8 +1,9 @@
 """The roadmap as GitHub-flavoured markdown. Pure: a PlanReport in, a string out.
 
 User text is escaped here, in code: backslashes and pipes so table cells never
-split, newlines so rows never break, emphasis marks, and a "<" that could
-open an HTML tag.
+split, newlines so rows never break, emphasis marks, brackets so no text makes a
+link or an image (`![x](http://...)`, `[x](javascript:...)` come out as typed),
+and a "<" that could open an HTML tag.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ def cell(text: str) -> str:
 
 def _escape(text: str) -> str:
     text = str(text).replace("\\", "\\\\").replace("*", "\\*").replace("`", "\\`")
+    text = text.replace("[", "\\[").replace("]", "\\]")  # no link, image or reference from user text
     text = re.sub(r"(?<!\w)_|_(?!\w)", r"\\_", text)  # intraword underscores are literal in GFM
     return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", text)  # nothing that could open an HTML tag
 

@@ -66,3 +66,13 @@ def test_an_empty_campaign_exports_without_tables_to_break(client):
     text = client.get("/campaigns/1/roadmap.md").text
     assert text.startswith("# Roadmap: blank") and "## Assumptions" in text
     assert all(len(set(rows)) == 1 for rows in table_shapes(text))
+
+
+def test_links_and_images_in_user_text_come_out_inert(client, demo_id):
+    evil = "see ![x](http://evil.example/t.png) and [click](javascript:alert(1)) <img src=x onerror=alert(1)>"
+    form = {"key": "X2", "title": evil, "tier_id": "1", "status": "proposed", "effort_low_days": "1",
+            "effort_likely_days": "1", "effort_high_days": "1", "effort_provenance": "assumed", "description": evil}
+    assert client.post(f"/campaigns/{demo_id}/interventions/new", data=form).status_code in (200, 303)
+    client.patch(f"/api/campaigns/{demo_id}", json={"notes": evil, "name": "[n](javascript:alert(1))"})
+    html = MarkdownIt("commonmark").enable("table").render(client.get(f"/campaigns/{demo_id}/roadmap.md").text)
+    assert "<img" not in html and 'href="javascript' not in html and "evil.example/t.png\"" not in html

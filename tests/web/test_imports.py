@@ -256,7 +256,7 @@ def test_confirming_one_upload_at_once_from_several_sessions_stores_it_once(clie
         try:
             with new_session(app.state.engine, write=True) as session:
                 confirm_import(session, demo_id, preview, now=clock(), batch="b" * 32)
-        except BaseException as exc:  # noqa: BLE001 (collected for the assertion below)
+        except BaseException as exc:  # collected for the assertion below
             errors.append(exc)
 
     threads = [threading.Thread(target=confirm_once) for _ in range(4)]
