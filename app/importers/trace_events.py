@@ -42,6 +42,35 @@ class CountingReader:
         return chunk
 
 
+MAX_GZIP_RATIO = 100  # profiler traces compress 10-30x; far more is a gzip bomb
+RATIO_CHECK_AFTER = 8 << 20  # decompressed bytes before the ratio is judged (a small file's header may pack well)
+MAX_VALUE_BYTES = 4 << 20  # the longest string a trace holds is a kernel name of kilobytes
+
+
+class Bounded:
+    """The trace's JSON as it is parsed, refused (ImportFileError) when it is no profiler trace: a gzip stream
+    that expands more than MAX_GZIP_RATIO times, or a value longer than MAX_VALUE_BYTES (one huge string would
+    take the parser minutes)."""
+
+    def __init__(self, stream: BinaryIO, counted: CountingReader, file: str, gzipped: bool):
+        self.stream, self.counted, self.file, self.gzipped = stream, counted, file, gzipped
+        self.given, self.since_quote = 0, 0
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self.stream.read(size if size >= 0 else 1 << 20)
+        self.given += len(chunk)
+        if self.gzipped and self.given > RATIO_CHECK_AFTER and self.given > MAX_GZIP_RATIO * self.counted.read_bytes:
+            raise ImportFileError(self.file, f"decompressed byte {self.given:,}",
+                                  f"the gzip stream expands more than {MAX_GZIP_RATIO}x: not a profiler trace "
+                                  "(a gzip bomb?)")
+        quote = chunk.rfind(b'"')
+        self.since_quote = len(chunk) - quote - 1 if quote >= 0 else self.since_quote + len(chunk)
+        if self.since_quote > MAX_VALUE_BYTES:
+            raise ImportFileError(self.file, f"byte {self.given:,}",
+                                  f"a single value longer than {MAX_VALUE_BYTES >> 20} MiB: not a profiler trace")
+        return chunk
+
+
 class Prefixed:
     """A stream that yields `head` first, then the rest of `raw` (to look at a stream's start)."""
 
@@ -104,20 +133,21 @@ def _args(event: dict[str, Any]) -> dict[str, Any]:
     return args if isinstance(args, dict) else {}
 
 
-def open_trace(raw: BinaryIO, on_progress=None):
-    """The decompressed event stream of a .json or .json.gz trace, and its byte counter."""
+def open_trace(raw: BinaryIO, on_progress=None, file: str = ""):
+    """The decompressed event stream of a .json or .json.gz trace (bounded: see Bounded), and its byte counter."""
     counted = CountingReader(raw, on_progress)
-    stream = gzip.GzipFile(fileobj=cast(BinaryIO, counted)) if _peek(raw) == GZIP_MAGIC else counted
-    return stream, counted
+    if _peek(raw) != GZIP_MAGIC:
+        return Bounded(cast(BinaryIO, counted), counted, file, gzipped=False), counted
+    return Bounded(cast(BinaryIO, gzip.GzipFile(fileobj=cast(BinaryIO, counted))), counted, file, gzipped=True), counted
 
 
 def read_columns(raw: BinaryIO, file: str, on_progress=None) -> TraceColumns:
     """Every event the analysis needs, in columns; raises ImportFileError on a truncated or malformed file."""
     columns = TraceColumns(file)
     if hasattr(raw, "seek"):
-        columns.devices = _device_names(raw)
+        columns.devices = _device_names(raw, file)
         raw.seek(0)
-    stream, counted = open_trace(raw, on_progress)
+    stream, counted = open_trace(raw, on_progress, file)
     try:
         prefix, stream = _events_prefix(stream)
         for event in ijson.items(stream, prefix, use_float=True):
@@ -191,11 +221,11 @@ def _events_prefix(stream) -> tuple[str, Prefixed]:
     return ("item" if first == b"[" else "traceEvents.item"), Prefixed(head, stream)
 
 
-def _device_names(raw: BinaryIO) -> list[str]:
+def _device_names(raw: BinaryIO, file: str) -> list[str]:
     """deviceProperties[].name, read from the head of the file; stops at traceEvents (PyTorch writes it first)."""
     names: list[str] = []
     try:
-        stream, _ = open_trace(raw)
+        stream, _ = open_trace(raw, file=file)
         for prefix, event, value in ijson.parse(stream):
             if prefix == "" and (event == "start_array" or (event == "map_key" and value == "traceEvents")):
                 break  # Chrome's bare array format has no deviceProperties; PyTorch writes them first

@@ -1,5 +1,7 @@
 """The importers on real fixtures and small files of each dialect; malformed files get a clear error."""
 
+import gzip
+import os
 from pathlib import Path
 
 import pytest
@@ -175,6 +177,30 @@ def test_rank_files_of_one_run_are_averaged():
 def test_a_truncated_gzip_trace_is_refused():
     with open(DATA / "truncated_trace.json.gz", "rb") as handle, pytest.raises(ImportFileError, match="truncated"):
         parse_trace(handle, "truncated_trace.json.gz")
+
+
+def test_a_gzip_bomb_is_refused_after_a_few_megabytes(tmp_path):
+    path = tmp_path / "bomb.json.gz"
+    with gzip.open(path, "wb", compresslevel=9) as out:  # 24 MB of events in about 40 KB
+        out.write(b'{"schemaVersion": 1, "traceEvents": [' + b'{"ph": "i", "ts": 1, "name": "x"},' * 700_000 + b"{}]}")
+    with open(path, "rb") as handle, pytest.raises(ImportFileError, match=r"expands more than 100x") as refused:
+        parse_trace(handle, "bomb.json.gz")
+    assert "bomb.json.gz, decompressed byte" in str(refused.value)
+
+
+@pytest.mark.parametrize("gzipped", [True, False])
+def test_a_value_of_megabytes_is_refused_before_the_parser_chews_on_it(tmp_path, gzipped):
+    text = b'{"schemaVersion": 1, "traceEvents": [{"name": "' + os.urandom(3 << 20).hex().encode() + b'"}]}'
+    path = tmp_path / "long.json"
+    path.write_bytes(gzip.compress(text) if gzipped else text)
+    with open(path, "rb") as handle, pytest.raises(ImportFileError, match="a single value longer than 4 MiB"):
+        parse_trace(handle, "long.json")
+
+
+def test_a_csv_field_past_csvs_limit_names_its_line():
+    text = "Name,Total Time (ns)\nfine,1\n" + "x" * 200_000 + ",5\n"
+    with pytest.raises(ImportFileError, match=r"k.csv, line 3: not a readable CSV row"):
+        parse_generic(text, "k.csv", ColumnMap("Name", "Total Time (ns)"))
 
 
 def test_more_gpu_time_than_the_steps_hold_is_refused():
