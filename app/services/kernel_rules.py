@@ -7,6 +7,7 @@ import re
 from sqlmodel import Session
 
 from app.db import links
+from app.importers.buckets import backtracking_risk
 from app.models.fields import form_fields
 from app.models.measurements import KernelRulesForm
 from app.services.errors import FormInvalid
@@ -33,6 +34,9 @@ def parse_rules(text: str) -> list[tuple[str, str]]:
             re.compile(match["pattern"])
         except re.error as exc:
             raise ValueError(f"line {number}: {match['pattern']!r} is not a regular expression ({exc})") from None
+        risk = backtracking_risk(match["pattern"])
+        if risk:
+            raise ValueError(f"line {number}: {match['pattern']!r}: {risk}")
         rules.append((match["pattern"], match["bucket"]))
     return rules
 

@@ -266,3 +266,18 @@ def test_confirming_one_upload_at_once_from_several_sessions_stores_it_once(clie
         t.join()
     stored = len(preview.measurements)
     assert errors == [] and stored > 0 and counts(app) == (before[0] + stored, before[1], before[2] + 1)
+
+
+@pytest.mark.parametrize("pattern", ["(a+)+$", r"(\w*x?)*", "((ab)*)*z", "(?=(a+)+)b"])
+def test_a_kernel_rule_that_can_backtrack_for_ever_is_refused_before_it_is_saved(client, demo_id, pattern):
+    before = client.get(f"/campaigns/{demo_id}/import/rules").text
+    rules = f"decode => attention\n{pattern} => moe\n"
+    refused = client.post(f"/campaigns/{demo_id}/import/rules", data={"rules": rules}, headers=HTMX)
+    assert refused.status_code == 422
+    assert "line 2" in html.unescape(refused.text) and "exponential time" in refused.text
+    assert client.get(f"/campaigns/{demo_id}/import/rules").text == before
+
+
+def test_rules_with_repetition_and_alternation_that_cannot_explode_are_kept(client, demo_id):
+    rules = "(?:flash|paged)_?attn+ => attention\ngemm|matmul{1,3} => dense_gemm\n(a|b)*c => other\n"
+    assert client.post(f"/campaigns/{demo_id}/import/rules", data={"rules": rules}, headers=HTMX).status_code == 204
