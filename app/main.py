@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -21,6 +22,7 @@ from app.web import api, api_imports, api_rows, editor_pages, import_pages, page
 from app.web.deps import utc_now
 from app.web.security import SecurityMiddleware
 from app.web.templating import make_templates, render
+from app.web.uploads import remove_stale_uploads
 
 log = logging.getLogger("tierplan")
 
@@ -33,6 +35,9 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     async def lifespan(app: FastAPI):
         if settings.load_demo_on_empty:
             load_demo_if_empty(app.state.engine, clock())
+        removed = remove_stale_uploads(Path(settings.upload_dir))
+        if removed:
+            log.warning("removed %d abandoned upload(s) older than a day", len(removed))
         yield
         app.state.engine.dispose()
 

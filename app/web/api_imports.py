@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Response, UploadFile
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
 from app.importers.errors import ImportFileError
@@ -65,15 +66,15 @@ async def post_import(
                                                    includes=keys, measured_at=measured_at,
                                                    exclude_passes=exclude_passes))
         try:
-            preview = preview_import(session, campaign_id, saved, options, now=now)
+            preview = await run_in_threadpool(preview_import, session, campaign_id, saved, options, now=now)
         except ImportFileError as exc:
             raise FormInvalid({"files": str(exc)}) from None
         problems = import_problems(preview, measured_at=measured_at, confirmed=confirm)
         if dry_run:
             response.status_code = 200
             return ImportResult(batch=None, dry_run=True, preview=asdict(preview), problems=problems)
-        records = confirm_import(session, campaign_id, preview, now=now, batch=secrets.token_hex(16),
-                                 measured_at=measured_at, confirmed=confirm)
+        records = await run_in_threadpool(confirm_import, session, campaign_id, preview, now=now,
+                                          batch=secrets.token_hex(16), measured_at=measured_at, confirmed=confirm)
         return ImportResult(batch=records[0].batch, dry_run=False, preview=asdict(preview), problems=[])
     finally:
         shutil.rmtree(folder, ignore_errors=True)

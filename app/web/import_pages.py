@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
 
 from app.db import repo
 from app.importers.errors import ImportFileError
@@ -22,7 +23,7 @@ from app.views.formatting import kernel_name, measured, timestamp
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SettingsDep
 from app.web.pages import redirect
 from app.web.templating import form_page, path_for, render
-from app.web.uploads import CHUNK, save_uploads
+from app.web.uploads import CHUNK, remove_stale_uploads, save_uploads
 
 router = APIRouter(include_in_schema=False)
 
@@ -116,6 +117,7 @@ async def upload(request: Request, campaign_id: int, campaign: CampaignDep,
         return _page(request, session, campaign, form, htmx=htmx, status=413)
     data = await request.form(max_files=64)
     raw = raw_values(fields, data)
+    remove_stale_uploads(Path(settings.upload_dir))
     token = secrets.token_hex(16)
     folder = Path(settings.upload_dir) / token
     try:
@@ -132,7 +134,7 @@ async def upload(request: Request, campaign_id: int, campaign: CampaignDep,
         if total > settings.inline_parse_mb * 1024 * 1024:
             job = _start_job(request.app, token, campaign_id, files, options, now, total, raw)
             return _parsing_page(request, campaign, job, htmx)
-        preview = preview_import(session, campaign_id, files, options, now=now)
+        preview = await run_in_threadpool(preview_import, session, campaign_id, files, options, now=now)
     except (FormInvalid, ImportFileError) as exc:
         shutil.rmtree(folder, ignore_errors=True)
         errors = exc.errors if isinstance(exc, FormInvalid) else {"files": str(exc)}
@@ -233,8 +235,8 @@ async def confirm(request: Request, campaign_id: int, campaign: CampaignDep,
     raw = raw_values(CONFIRM_FIELDS, data)
     try:
         values = parse_form(ImportConfirmForm, data)
-        confirm_import(session, campaign_id, preview, now=now, batch=token, measured_at=values.measured_at,
-                       confirmed=values.confirm)
+        await run_in_threadpool(confirm_import, session, campaign_id, preview, now=now, batch=token,
+                                measured_at=values.measured_at, confirmed=values.confirm)
     except FormInvalid as exc:
         confirm_form = Form(CONFIRM_FIELDS, raw, exc.errors, confirmable=exc.confirmable)
         return _page(request, session, campaign, Form(fields, dict(IMPORT_DEFAULTS)), preview=preview, token=token,

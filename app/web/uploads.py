@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,19 @@ from starlette.datastructures import UploadFile
 from app.services.errors import FormInvalid
 
 CHUNK = 1 << 20
+UPLOAD_TTL_S = 24 * 3600  # a preview nobody confirmed or cancelled: its files are removed after a day
+
+
+def remove_stale_uploads(root: Path, max_age_s: float = UPLOAD_TTL_S) -> list[str]:
+    """Remove the upload folders untouched for `max_age_s` (abandoned previews); returns their names."""
+    if not root.is_dir():
+        return []
+    cutoff, removed = time.time() - max_age_s, []
+    for folder in root.iterdir():
+        if folder.is_dir() and folder.name.isalnum() and folder.stat().st_mtime < cutoff:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder.name)
+    return removed
 
 
 async def save_uploads(uploads: Iterable[Any], folder: Path, limit_bytes: int) -> list[tuple[str, Path]]:

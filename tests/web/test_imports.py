@@ -281,3 +281,19 @@ def test_a_kernel_rule_that_can_backtrack_for_ever_is_refused_before_it_is_saved
 def test_rules_with_repetition_and_alternation_that_cannot_explode_are_kept(client, demo_id):
     rules = "(?:flash|paged)_?attn+ => attention\ngemm|matmul{1,3} => dense_gemm\n(a|b)*c => other\n"
     assert client.post(f"/campaigns/{demo_id}/import/rules", data={"rules": rules}, headers=HTMX).status_code == 204
+
+
+def test_abandoned_upload_folders_are_removed_after_a_day(app, tmp_path):
+    import os
+    import time
+
+    from app.web.uploads import UPLOAD_TTL_S, remove_stale_uploads
+
+    old, fresh = tmp_path / ("a" * 32), tmp_path / ("b" * 32)
+    for folder in (old, fresh):
+        folder.mkdir()
+        (folder / "000.upload").write_bytes(b"x" * 1000)
+    stale = time.time() - UPLOAD_TTL_S - 60
+    os.utime(old, (stale, stale))
+    assert remove_stale_uploads(tmp_path) == ["a" * 32]
+    assert not old.exists() and fresh.exists()
