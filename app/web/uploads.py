@@ -40,5 +40,5 @@ async def save_uploads(uploads: Iterable[Any], folder: Path, limit_bytes: int) -
                 if total > limit_bytes:
                     raise FormInvalid({"files": f"the upload is larger than {limit_bytes // (1024 * 1024)} MB"})
                 out.write(chunk)
-        saved.append((Path(upload.filename or "upload").name, target))
+        saved.append((Path(upload.filename or "upload").name[-200:], target))  # shown and stored, never a path
     return saved
