@@ -17,7 +17,7 @@ from app import __version__
 from app.config import Settings, get_settings
 from app.db.engine import make_engine
 from app.models.fields import field_errors
-from app.services.errors import FormInvalid, NotFound
+from app.services.errors import FormInvalid, NotFound, Stale
 from app.web import api, api_imports, api_rows, editor_pages, import_pages, pages, spec_pages
 from app.web.deps import utc_now
 from app.web.security import SecurityMiddleware
@@ -129,6 +129,13 @@ def _install_error_pages(app: FastAPI) -> None:
     async def http_error(request: Request, exc: StarletteHTTPException):
         message = "No such page." if exc.status_code == 404 else str(exc.detail)
         return _error_page(request, exc.status_code, "Not found" if exc.status_code == 404 else "Error", message)
+
+    @app.exception_handler(Stale)
+    async def stale(request: Request, exc: Stale):
+        if _wants_json(request):  # If-Match named an older version
+            return JSONResponse({"detail": str(exc), "version": exc.version}, status_code=412)
+        return _error_page(request, 409, "Changed meanwhile", f"{exc}; nothing was saved. Open it again to see "
+                           "the change, then make yours.")
 
     @app.exception_handler(DataError)
     @app.exception_handler(IntegrityError)

@@ -1,4 +1,4 @@
-// Errors htmx does not swap (anything but a 422) surface in the flash bar instead of failing silently.
+// Errors htmx does not swap (anything but a 422 or a 409) surface in the flash bar instead of failing silently.
 document.addEventListener("htmx:responseError", function (event) {
   showFlash("The server answered " + event.detail.xhr.status + ": " + (event.detail.xhr.statusText || "error") + ". Nothing was changed.");
 });

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
+from sqlalchemy import update
 from sqlmodel import Session, SQLModel, col, select
 
 from app.db.tables import Campaign, EffectRegime, ImportRecord, KernelRule, Prerequisite
@@ -40,6 +42,13 @@ def replace_kernel_rules(session: Session, *, campaign_id: int, rules: Sequence[
     session.flush()
     session.add_all(KernelRule(campaign_id=campaign_id, position=n, pattern=p, bucket=b)
                     for n, (p, b) in enumerate(rules))
+
+
+def claim_version(session: Session, *, table: Any, row_id: int, seen: int) -> bool:
+    """Move the row from version `seen` to the next, if it is still at `seen` (compare-and-set: of two saves
+    that saw the same version, one moves it and the other finds it moved). The row stays locked until commit."""
+    result = session.execute(update(table).where(table.id == row_id, table.version == seen).values(version=seen + 1))
+    return bool(getattr(result, "rowcount", 0) == 1)
 
 
 def lock_campaign(session: Session, *, campaign_id: int) -> None:

@@ -19,6 +19,7 @@ class Campaign(SQLModel, table=True):
     __tablename__ = "campaign"
 
     id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     name: str = Field(max_length=200)
     model: str = Field(default="", max_length=500)
     hardware: str = Field(default="", max_length=1000)
@@ -37,6 +38,7 @@ class HardwareSpec(SQLModel, table=True):
     __table_args__ = (provenance_check("provenance", "ck_hardware_spec_provenance"),)
 
     id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", unique=True)
     name: str = Field(max_length=200)
     count: int  # GPUs one decode step spans
@@ -59,6 +61,7 @@ class ModelSpec(SQLModel, table=True):
     __table_args__ = (provenance_check("provenance", "ck_model_spec_provenance"),)
 
     id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", unique=True)
     name: str = Field(max_length=200)
     total_params_b: float
@@ -84,6 +87,7 @@ class Regime(SQLModel, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
     name: str = Field(max_length=100)
     position: int = 0
@@ -174,6 +178,7 @@ class Tier(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("campaign_id", "key", name="uq_tier_campaign_key"),)
 
     id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
     key: str = Field(max_length=20)
     name: str = Field(max_length=200)
@@ -190,6 +195,7 @@ class Intervention(SQLModel, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
     tier_id: int | None = Field(default=None, foreign_key="tier.id", ondelete="SET NULL", index=True)
     key: str = Field(max_length=20)
@@ -228,6 +234,7 @@ class Effect(SQLModel, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     intervention_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", index=True)
     kind: str = "bucket"
     bucket: str | None = Field(default=None, max_length=100)
@@ -272,6 +279,7 @@ class Gate(SQLModel, table=True):
     )
 
     id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     tier_id: int = Field(foreign_key="tier.id", ondelete="CASCADE", index=True)
     regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", index=True)
     metric: str = Field(max_length=50)

@@ -7,7 +7,7 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from app.models.fields import Input, Int, Number, example, field, update_model
-from app.models.plan_rows import Public, provenance
+from app.models.plan_rows import Public, Versioned, provenance
 from app.planning.model import EffectKind, Provenance
 
 KIND_LABELS = {
@@ -86,7 +86,7 @@ class EffectCreate(Input):
 EffectUpdate = update_model(EffectCreate, "EffectUpdate", {"speedup_likely": 2.2, "provenance": "measured"})
 
 
-class EffectPublic(EffectCreate, Public):
+class EffectPublic(EffectCreate, Versioned):
     id: int
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
+from pydantic import Field as PydanticField
 
 from app.models.fields import TEXT_MAX, Input, Int, Number, UtcDatetime, example, field, update_model
 from app.planning.metrics import METRICS
@@ -22,6 +23,10 @@ def provenance(title: str, default: Provenance | None = None) -> Provenance:
 
 class Public(BaseModel):
     model_config = ConfigDict(from_attributes=True)
+
+
+class Versioned(Public):
+    version: int = PydanticField(1, description="how many times the row was saved: its ETag, sent back as If-Match")
 
 
 class CampaignCreate(Input):
@@ -51,7 +56,7 @@ class CampaignSettings(CampaignCreate):
 CampaignUpdate = update_model(CampaignSettings, "CampaignUpdate", {"samples": 20_000, "apply_calibration": True})
 
 
-class CampaignPublic(CampaignSettings, Public):
+class CampaignPublic(CampaignSettings, Versioned):
     id: int
     created_at: UtcDatetime
 
@@ -76,7 +81,7 @@ class RegimeCreate(Input):
 RegimeUpdate = update_model(RegimeCreate, "RegimeUpdate", {"target_tok_s": 1200, "target_provenance": "assumed"})
 
 
-class RegimePublic(RegimeCreate, Public):
+class RegimePublic(RegimeCreate, Versioned):
     id: int
 
 
@@ -97,7 +102,7 @@ class TierCreate(Input):
 TierUpdate = update_model(TierCreate, "TierUpdate", {"started_at": "2026-11-16T09:00:00Z"})
 
 
-class TierPublic(TierCreate, Public):
+class TierPublic(TierCreate, Versioned):
     id: int
 
 
@@ -132,7 +137,7 @@ InterventionUpdate = update_model(InterventionCreate, "InterventionUpdate",
                                   {"status": "landed", "landed_at": "2026-11-20T17:00:00Z"})
 
 
-class InterventionPublic(InterventionCreate, Public):
+class InterventionPublic(InterventionCreate, Versioned):
     id: int
 
 
@@ -154,5 +159,5 @@ class GateCreate(Input):
 GateUpdate = update_model(GateCreate, "GateUpdate", {"threshold": 45})
 
 
-class GatePublic(GateCreate, Public):
+class GatePublic(GateCreate, Versioned):
     id: int

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 
 from app.models.fields import TEXT_MAX, Input, Int, Number, example, field
-from app.models.plan_rows import Public, provenance
+from app.models.plan_rows import Versioned, provenance
 from app.planning.model import Provenance
 
 
@@ -39,7 +39,7 @@ class HardwareSpecCreate(Input):
                          help="one 'figure: datasheet / measured / derived and how' a line")
 
 
-class HardwareSpecPublic(HardwareSpecCreate, Public):
+class HardwareSpecPublic(HardwareSpecCreate, Versioned):
     id: int
 
 
@@ -67,5 +67,5 @@ class ModelSpecCreate(Input):
     sources: str = field("Source of each figure", default="", max_length=TEXT_MAX, widget="textarea")
 
 
-class ModelSpecPublic(ModelSpecCreate, Public):
+class ModelSpecPublic(ModelSpecCreate, Versioned):
     id: int

@@ -22,8 +22,8 @@ from app.db.tables import Campaign, Gate, Intervention, Regime, Tier, pk
 from app.models import plan_rows as m
 from app.models.fields import Options, check_options, form_fields, parse_form, plain_values, validated
 from app.planning.model import PlanningError, Status, ThreePoint
-from app.services.errors import FormInvalid, NotFound
-from app.services.forms import Field, Form
+from app.services.errors import FormInvalid, NotFound, Stale
+from app.services.forms import Field, Form, version_of
 from app.views.formatting import datetime_input, input_number
 
 Apply = Callable[[Session, int, Any, dict[str, Any], datetime], tuple[Any, dict[str, str]]]
@@ -69,22 +69,29 @@ def load_row(session: Session, editor: Editor, campaign_id: int, row_id: int) ->
 
 def save_form(session: Session, editor: Editor, campaign_id: int, row: Any, data: Mapping[str, Any], *,
               now: datetime) -> Any:
-    """Create (row None) or update the row from a submitted form; commits once."""
+    """Create (row None) or update the row from a submitted form; commits once. The form's hidden `version`
+    is the version it was opened at: Stale if the row was saved since."""
     values = parse_form(editor.create, data)
-    return save(session, editor, campaign_id, row, values, now=now)
+    return save(session, editor, campaign_id, row, values, now=now, seen_version=version_of(data.get("version")))
 
 
 def save_changes(session: Session, editor: Editor, campaign_id: int, row: Any, changes: BaseModel, *,
-                 now: datetime) -> Any:
+                 now: datetime, seen_version: int | None = None) -> Any:
     """Apply an XUpdate (the fields it sets) to the row; commits once."""
     merged = editor.values_of(session, row) | changes.model_dump(exclude_unset=True)
     values = validated(editor.create, merged)
-    return save(session, editor, campaign_id, row, values, now=now)
+    return save(session, editor, campaign_id, row, values, now=now, seen_version=seen_version)
 
 
-def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: BaseModel, *, now: datetime) -> Any:
-    """Store checked values on the row (None: a new row); commits once, or FormInvalid and nothing written."""
+def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: BaseModel, *, now: datetime,
+         seen_version: int | None = None) -> Any:
+    """Store checked values on the row (None: a new row); commits once, or FormInvalid and nothing written.
+
+    Saving over a row moves its version, compare-and-set: Stale, and nothing written, when it is no longer at
+    `seen_version` (the version the form or the API client saw; None: the version loaded now)."""
     check_options(values, editor.options(session, campaign_id))
+    if row is not None:
+        claim(session, editor.table, row, editor.noun, seen_version)
     stored, errors = editor.apply(session, campaign_id, row, plain_values(values), now)
     if errors:
         session.rollback()
@@ -93,6 +100,16 @@ def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: B
     session.commit()
     session.refresh(stored)
     return stored
+
+
+def claim(session: Session, table: Any, row: Any, noun: str, seen_version: int | None) -> None:
+    """Move the row to its next version before writing it, or Stale (rolled back) if someone saved it first."""
+    seen = row.version if seen_version is None else seen_version
+    if seen != row.version or not links.claim_version(session, table=table, row_id=row.id, seen=seen):
+        session.rollback()
+        session.refresh(row)
+        raise Stale(noun, row.version)
+    row.version = seen + 1
 
 
 def delete(session: Session, editor: Editor, campaign_id: int, row_id: int) -> None:
@@ -112,7 +129,8 @@ def form_of(session: Session, editor: Editor, campaign_id: int, row: Any = None,
     else:
         values = {name: info.get_default(call_default_factory=True) for name, info in editor.create.model_fields.items()
                   if not info.is_required()} | dict(defaults or {})
-    return Form(fields, raw={f.name: input_text(values.get(f.name)) for f in fields})
+    return Form(fields, raw={f.name: input_text(values.get(f.name)) for f in fields},
+                version=row.version if row is not None else None)
 
 
 def input_text(value: Any) -> Any:

@@ -15,7 +15,9 @@ from app.models.fields import form_fields, parse_form, plain_values
 from app.models.specs import HardwareSpecCreate, ModelSpecCreate
 from app.planning.ceiling import check_gpu, check_model
 from app.planning.model import PlanningError
+from app.services.editing import claim
 from app.services.errors import FormInvalid, NotFound
+from app.services.forms import version_of
 from app.services.presets import GPU_PRESETS, MODEL_PRESETS
 from app.views.formatting import input_number
 
@@ -42,6 +44,8 @@ def spec_initial(session: Session, which: str, campaign_id: int, preset_key: str
                               "experts_per_token": "0", "kv_bytes_per_token": "0"}
     if row is not None:
         values |= {f.name: _text(getattr(row, f.name)) for f in fields}
+    if row is not None:
+        values["version"] = row.version
     if preset_key in presets:
         preset = presets[preset_key]
         values |= {name: _text(value) for name, value in preset.values().items()}
@@ -56,14 +60,19 @@ def _text(value) -> str:
 
 
 def save_spec(session: Session, which: str, campaign_id: int, data: Mapping[str, Any]):
-    """Create or replace the campaign's spec row from a form; FormInvalid writes nothing."""
-    return store_spec(session, which, campaign_id, parse_form(SPEC_MODELS[which], data))
+    """Create or replace the campaign's spec row from a form; FormInvalid writes nothing, Stale when the spec
+    was saved since the form was opened (its hidden version)."""
+    return store_spec(session, which, campaign_id, parse_form(SPEC_MODELS[which], data),
+                      seen_version=version_of(data.get("version")))
 
 
-def store_spec(session: Session, which: str, campaign_id: int, spec: BaseModel):
+def store_spec(session: Session, which: str, campaign_id: int, spec: BaseModel, seen_version: int | None = None):
     """Create or replace the campaign's spec row from checked values (form or API); one commit."""
     table = SPEC_FORMS[which][0]
-    row = spec_row(session, which, campaign_id) or table(campaign_id=campaign_id)
+    row = spec_row(session, which, campaign_id)
+    if row is not None:
+        claim(session, table, row, f"{which} spec", seen_version)
+    row = row or table(campaign_id=campaign_id)
     for name, value in plain_values(spec).items():
         setattr(row, name, value)
     try:  # the core's rules for these figures, on the field they name

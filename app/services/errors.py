@@ -17,3 +17,13 @@ class FormInvalid(ValueError):
         super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
         self.errors = errors
         self.confirmable = confirmable
+
+
+class Stale(RuntimeError):
+    """The row was saved by someone else after the form (or the API's If-Match) saw it. `version` is its
+    version now; nothing was written."""
+
+    def __init__(self, noun: str, version: int):
+        super().__init__(f"this {noun} was changed by someone else since you opened it (it is at version {version})")
+        self.noun = noun
+        self.version = version

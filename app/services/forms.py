@@ -33,17 +33,47 @@ class Form:
     raw: dict[str, Any] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     confirmable: bool = False  # the errors are warnings a tick in the form overrides
+    version: int | None = None  # the row's version when the form was opened (a hidden input; None: a new row)
+    conflict: list[tuple[str, str, str]] = field(default_factory=list)  # field label, saved meanwhile, yours
 
     @classmethod
     def rejected(cls, fields: Sequence[Field], data: Mapping[str, Any], exc: Any) -> Form:
         """The form again after a FormInvalid: what the user typed, and the messages by field."""
-        return cls(fields, raw_values(fields, data), exc.errors, confirmable=exc.confirmable)
+        return cls(fields, raw_values(fields, data), exc.errors, confirmable=exc.confirmable,
+                   version=version_of(data.get("version")))
+
+    @classmethod
+    def stale(cls, current: Form, data: Mapping[str, Any]) -> Form:
+        """The form after a Stale save: what the user typed, at the row's version now (saving again applies it),
+        and each field where the change saved meanwhile differs from theirs."""
+        yours = raw_values(current.fields, data)
+        conflict = [(f.label, _shown(f, current.raw.get(f.name)), _shown(f, yours.get(f.name)))
+                    for f in current.fields if current.raw.get(f.name) != yours.get(f.name)]
+        message = ("Someone saved this after you opened it: their values are beside yours below. Save again to "
+                   "put yours over theirs, or cancel to keep theirs.")
+        return cls(current.fields, yours, {"__all__": message}, version=current.version, conflict=conflict)
 
     def value(self, name: str) -> Any:
         return self.raw.get(name, [] if self._field(name).kind == "multiselect" else "")
 
     def _field(self, name: str) -> Field:
         return next(f for f in self.fields if f.name == name)
+
+
+def version_of(text: Any) -> int | None:
+    """A version as a form or an If-Match header gives it ("3", '"3"', 'W/"3"'); None when there is none."""
+    digits = str(text or "").removeprefix("W/").strip().strip('"')
+    return int(digits) if digits.isdigit() and len(digits) < 10 else None
+
+
+def _shown(f: Field, value: Any) -> str:
+    """A field's raw value as a person reads it: choices by their labels."""
+    labels = dict(f.options)
+    if isinstance(value, list):
+        return ", ".join(str(labels.get(v, v)) for v in value) or "none"
+    if f.kind == "checkbox":
+        return "yes" if value else "no"
+    return labels.get(value, str(value)) if value not in (None, "") else "blank"
 
 
 def raw_values(fields: Sequence[Field], data: Mapping[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,7 @@ forms. (No `from __future__ import annotations`: FastAPI reads the generated han
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Response
+from fastapi import APIRouter, Body, Header, Response
 from pydantic import BaseModel
 
 from app.db import repo
@@ -18,11 +18,21 @@ from app.services.editing_effects import store_profile
 from app.services.editing_specs import SPEC_MODELS, spec_row, store_spec
 from app.services.editors import CAMPAIGN_EDITOR, ROW_EDITORS, rows_of
 from app.services.errors import NotFound
+from app.services.forms import version_of
 from app.services.records import profile_public
 from app.web.deps import CampaignDep, NowDep, SessionDep
-from app.web.problems import PROBLEM_RESPONSES
+from app.web.problems import PROBLEM_RESPONSES, STALE_RESPONSES
 
 router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
+
+
+IfMatch = Annotated[str | None, Header(description='the ETag of the version you read, e.g. "3"')]
+
+
+def etag_of(row: Any) -> str:
+    """A row's ETag: its version, quoted."""
+    return f'"{row.version}"'
+
 
 
 @router.post("/campaigns", status_code=201, response_model=CampaignPublic, tags=["campaigns"])
@@ -32,17 +42,23 @@ def create_campaign(body: CampaignCreate, session: SessionDep, now: NowDep):
 
 
 @router.get("/campaigns/{campaign_id:id}", response_model=CampaignPublic, tags=["campaigns"])
-def read_campaign(campaign: CampaignDep, session: SessionDep):
+def read_campaign(campaign: CampaignDep, session: SessionDep, response: Response):
     """The campaign's own fields and Monte Carlo settings."""
+    response.headers["ETag"] = etag_of(campaign)
     return CAMPAIGN_EDITOR.public_of(session, campaign)
 
 
-@router.patch("/campaigns/{campaign_id:id}", response_model=CampaignPublic, tags=["campaigns"])
+@router.patch("/campaigns/{campaign_id:id}", response_model=CampaignPublic, tags=["campaigns"],
+              responses=STALE_RESPONSES)
 def update_campaign(campaign_id: int, campaign: CampaignDep, body: CampaignUpdate,  # type: ignore[valid-type]
-                    session: SessionDep, now: NowDep):
-    """Change some of the campaign's fields; those left out keep their values."""
-    return CAMPAIGN_EDITOR.public_of(session, editing.save_changes(session, CAMPAIGN_EDITOR, campaign_id, campaign, body,
-                                                                   now=now))
+                    session: SessionDep, now: NowDep, response: Response, if_match: IfMatch = None):
+    """Change some of the campaign's fields; those left out keep their values. Send the ETag a read gave as
+    If-Match: a campaign saved since answers 412."""
+    saved = editing.save_changes(session, CAMPAIGN_EDITOR, campaign_id, campaign, body, now=now,
+                                 seen_version=version_of(if_match))
+    response.headers["ETag"] = etag_of(saved)
+    return CAMPAIGN_EDITOR.public_of(session, saved)
+
 
 
 @router.delete("/campaigns/{campaign_id:id}", status_code=204, tags=["campaigns"])
@@ -65,13 +81,17 @@ def _add_routes(editor: Editor) -> None:
                    now: NowDep) -> Any:
         return editor.public_of(session, editing.save(session, editor, campaign_id, None, body, now=now))
 
-    def read_row(campaign_id: int, row_id: int, session: SessionDep) -> Any:
-        return editor.public_of(session, editing.load_row(session, editor, campaign_id, row_id))
+    def read_row(campaign_id: int, row_id: int, session: SessionDep, response: Response) -> Any:
+        row = editing.load_row(session, editor, campaign_id, row_id)
+        response.headers["ETag"] = etag_of(row)
+        return editor.public_of(session, row)
 
     def update_row(campaign_id: int, row_id: int, body: Annotated[update_model, Body()],  # type: ignore[valid-type]
-                   session: SessionDep, now: NowDep) -> Any:
+                   session: SessionDep, now: NowDep, response: Response, if_match: IfMatch = None) -> Any:
         row = editing.load_row(session, editor, campaign_id, row_id)
-        return editor.public_of(session, editing.save_changes(session, editor, campaign_id, row, body, now=now))
+        saved = editing.save_changes(session, editor, campaign_id, row, body, now=now, seen_version=version_of(if_match))
+        response.headers["ETag"] = etag_of(saved)
+        return editor.public_of(session, saved)
 
     def delete_row(campaign_id: int, row_id: int, session: SessionDep) -> Response:
         editing.delete(session, editor, campaign_id, row_id)
@@ -87,8 +107,9 @@ def _add_routes(editor: Editor) -> None:
     router.add_api_route(f"{base}/{{row_id:id}}", read_row, methods=["GET"], response_model=public_model, tags=[tag],
                          name=f"read_{noun}", summary=f"Read a {noun}")
     router.add_api_route(f"{base}/{{row_id:id}}", update_row, methods=["PATCH"], response_model=public_model,
-                         tags=[tag], name=f"update_{noun}", summary=f"Update a {noun}",
-                         description="Fields left out keep their values; the result is checked as a whole.")
+                         tags=[tag], name=f"update_{noun}", summary=f"Update a {noun}", responses=STALE_RESPONSES,
+                         description="Fields left out keep their values; the result is checked as a whole. "
+                                     "Send the ETag a read gave as If-Match: a row saved since answers 412.")
     router.add_api_route(f"{base}/{{row_id:id}}", delete_row, methods=["DELETE"], status_code=204, tags=[tag],
                          name=f"delete_{noun}", summary=f"Delete a {noun}",
                          description="What hangs on it goes too (its effects, gates, links).")
@@ -145,16 +166,18 @@ def read_spec(campaign_id: int, _campaign: CampaignDep, which: SpecKind, session
     return _spec_public(which, row)
 
 
-@router.put("/campaigns/{campaign_id:id}/specs/hardware", tags=["specs"])
-def put_hardware_spec(campaign_id: int, _campaign: CampaignDep, body: HardwareSpecCreate, session: SessionDep) -> dict[str, Any]:
+@router.put("/campaigns/{campaign_id:id}/specs/hardware", tags=["specs"], responses=STALE_RESPONSES)
+def put_hardware_spec(campaign_id: int, _campaign: CampaignDep, body: HardwareSpecCreate, session: SessionDep,
+                 if_match: IfMatch = None) -> dict[str, Any]:
     """Create or replace the GPUs a decode step runs on (the ceiling is computed from them)."""
-    return _spec_public("hardware", store_spec(session, "hardware", campaign_id, body))
+    return _spec_public("hardware", store_spec(session, "hardware", campaign_id, body, seen_version=version_of(if_match)))
 
 
-@router.put("/campaigns/{campaign_id:id}/specs/model", tags=["specs"])
-def put_model_spec(campaign_id: int, _campaign: CampaignDep, body: ModelSpecCreate, session: SessionDep) -> dict[str, Any]:
+@router.put("/campaigns/{campaign_id:id}/specs/model", tags=["specs"], responses=STALE_RESPONSES)
+def put_model_spec(campaign_id: int, _campaign: CampaignDep, body: ModelSpecCreate, session: SessionDep,
+                 if_match: IfMatch = None) -> dict[str, Any]:
     """Create or replace the model's shape as the ceiling needs it."""
-    return _spec_public("model", store_spec(session, "model", campaign_id, body))
+    return _spec_public("model", store_spec(session, "model", campaign_id, body, seen_version=version_of(if_match)))
 
 
 @router.delete("/campaigns/{campaign_id:id}/specs/{which}", status_code=204, tags=["specs"])

@@ -9,7 +9,7 @@ from app.services import editing
 from app.services.editing import Editor, form_of, load_row, save_form
 from app.services.editing_effects import PROFILE_FIELDS, profile_initial, save_profile
 from app.services.editors import EDITORS
-from app.services.errors import FormInvalid, NotFound
+from app.services.errors import FormInvalid, NotFound, Stale
 from app.services.forms import Form
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep
 from app.web.pages import redirect
@@ -96,6 +96,9 @@ async def _submit(request, session, campaign, editor: Editor, row, title: str, h
         fields = editor.fields(session, campaign.id)
         form = Form.rejected(fields, data, exc)
         return _form_page(request, campaign, editor, form, request.url.path, title, htmx, 422, delete_url)
+    except Stale:
+        form = Form.stale(form_of(session, editor, campaign.id, row), data)
+        return _form_page(request, campaign, editor, form, request.url.path, title, htmx, 409, delete_url)
     return redirect(path_for(request.app, "plan", campaign_id=campaign.id), htmx)
 
 

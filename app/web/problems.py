@@ -22,6 +22,17 @@ class Invalid(BaseModel):
     confirmable: bool = False
 
 
+class Conflict(BaseModel):
+    """An If-Match naming a version the row has moved past: someone saved it since; nothing was written."""
+
+    detail: str = Field(examples=["this regime was changed by someone else since you opened it (it is at version 4)"])
+    version: int = Field(examples=[4])
+
+
+STALE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    412: {"model": Conflict, "description": "If-Match names an older version: read the row again, then retry"},
+}
+
 PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
     404: {"model": Problem, "description": "The campaign or row named in the path does not exist"},
     422: {"model": Invalid, "description": "Invalid input, with a message for each field; nothing was written"},

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from app.services.editing_specs import SPEC_FORMS, save_spec, spec_initial
-from app.services.errors import FormInvalid, NotFound
+from app.services.errors import FormInvalid, NotFound, Stale
 from app.services.forms import Form
 from app.services.plan import plan_of
 from app.views.plan import plan_view
@@ -39,7 +39,12 @@ def _page(request, campaign, which, form, htmx=False, status=200):
 def spec_form(request: Request, campaign_id: int, campaign: CampaignDep,
               which: str, session: SessionDep, preset: str | None = None):
     _, fields, _, _ = _which(which)
-    return _page(request, campaign, which, Form(fields, raw=spec_initial(session, which, campaign_id, preset)))
+    return _page(request, campaign, which, _opened(session, which, campaign_id, fields, preset))
+
+
+def _opened(session, which: str, campaign_id: int, fields, preset: str | None = None) -> Form:
+    raw = spec_initial(session, which, campaign_id, preset)
+    return Form(fields, raw=raw, version=raw.pop("version", None))
 
 
 @router.post("/campaigns/{campaign_id:id}/specs/{which}", name="save_spec")
@@ -51,4 +56,6 @@ async def save_spec_form(request: Request, campaign_id: int, campaign: CampaignD
         save_spec(session, which, campaign_id, data)
     except FormInvalid as exc:
         return _page(request, campaign, which, Form.rejected(fields, data, exc), htmx, 422)
+    except Stale:
+        return _page(request, campaign, which, Form.stale(_opened(session, which, campaign_id, fields), data), htmx, 409)
     return redirect(path_for(request.app, "specs", campaign_id=campaign_id), htmx)

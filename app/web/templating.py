@@ -34,7 +34,8 @@ def make_templates(directory: str, routes: Routes) -> Jinja2Templates:
     templates.env.globals["url_for"] = url_for
     # Macros as globals, so a block rendered on its own for htmx sees them too.
     macros = templates.env.get_template("partials/fields.html").module
-    templates.env.globals.update(field=getattr(macros, "field"), badge=getattr(macros, "badge"))  # noqa: B009
+    templates.env.globals.update(field=getattr(macros, "field"), badge=getattr(macros, "badge"),  # noqa: B009
+                                 form_top=getattr(macros, "form_top"))  # noqa: B009
     # The plan's blocks (app/web/fragments.py renders them one by one after a change).
     templates.env.globals["parts"] = templates.env.get_template("partials/plan_parts.html").module
     return templates

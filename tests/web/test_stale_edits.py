@@ -1,0 +1,68 @@
+"""Two people editing one row: the later save of an older form is refused with 409 and loses nothing."""
+
+import html
+import re
+
+HTMX = {"HX-Request": "true"}
+
+
+def opened(client, path: str) -> dict[str, str]:
+    """The form's inputs as a browser would send them back unchanged (text inputs and the hidden version)."""
+    page = client.get(path).text
+    values = dict(re.findall(r'<input[^>]*name="(\w+)"[^>]*value="([^"]*)"', page))
+    values |= {name: html.unescape(v) for name, v in re.findall(
+        r'<select[^>]*name="(\w+)"[^>]*>.*?<option value="([^"]*)" selected', page, re.S)}
+    values |= {name: html.unescape(v) for name, v in re.findall(r'<textarea[^>]*name="(\w+)"[^>]*>([^<]*)</textarea>', page)}
+    return {k: html.unescape(v) for k, v in values.items()}
+
+
+def test_the_later_of_two_saves_from_one_version_is_refused_and_shows_both(client, demo_id):
+    path = f"/campaigns/{demo_id}/regimes/1/edit"
+    ana, ben = opened(client, path), opened(client, path)
+    assert ana["version"] == ben["version"] == "1"
+    assert client.post(path, data=ana | {"target_tok_s": "1200"}, headers=HTMX).status_code == 204
+    refused = client.post(path, data=ben | {"target_tok_s": "900", "notes": "ben's note"}, headers=HTMX)
+    assert refused.status_code == 409
+    text = html.unescape(refused.text)
+    assert "Someone saved this after you opened it" in text
+    assert re.search(r"<td>Target output tok/s</td><td>1200</td><td>900</td>", text)
+    assert 'name="version" value="2"' in refused.text and 'value="900"' in refused.text  # yours, at the new version
+    regime = client.get(f"/api/campaigns/{demo_id}/regimes/1").json()
+    assert regime["target_tok_s"] == 1200 and regime["notes"] != "ben's note"  # nothing of ben's was written
+    again = dict(ben | {"target_tok_s": "900", "version": "2"})
+    assert client.post(path, data=again, headers=HTMX).status_code == 204  # reapplying puts ben's over ana's
+    assert client.get(f"/api/campaigns/{demo_id}/regimes/1").json()["target_tok_s"] == 900
+
+
+def test_a_rejected_form_keeps_the_version_it_was_opened_at(client, demo_id):
+    path = f"/campaigns/{demo_id}/tiers/1/edit"
+    form = opened(client, path)
+    invalid = client.post(path, data=form | {"key": ""}, headers=HTMX)
+    assert invalid.status_code == 422 and f'name="version" value="{form["version"]}"' in invalid.text
+
+
+def test_the_api_takes_if_match_and_answers_412_for_an_older_version(client, demo_id):
+    url = f"/api/campaigns/{demo_id}/interventions/1"
+    read = client.get(url)
+    etag = read.headers["etag"]
+    assert etag == f'"{read.json()["version"]}"'
+    saved = client.patch(url, json={"title": "first"}, headers={"If-Match": etag})
+    assert saved.status_code == 200 and saved.headers["etag"] != etag
+    stale = client.patch(url, json={"title": "second"}, headers={"If-Match": etag})
+    assert stale.status_code == 412 and stale.json()["version"] == saved.json()["version"]
+    assert client.get(url).json()["title"] == "first"
+    assert client.patch(url, json={"title": "no precondition"}).status_code == 200  # without If-Match: last wins
+    campaign = client.get(f"/api/campaigns/{demo_id}")
+    assert client.patch(f"/api/campaigns/{demo_id}", json={"notes": "x"}, headers={"If-Match": '"999"'}).status_code == 412
+    assert client.patch(f"/api/campaigns/{demo_id}", json={"notes": "x"},
+                        headers={"If-Match": campaign.headers["etag"]}).status_code == 200
+
+
+def test_a_spec_form_saved_over_a_newer_spec_is_refused(client, demo_id):
+    path = f"/campaigns/{demo_id}/specs/hardware"
+    ana, ben = opened(client, path), opened(client, path)
+    assert ana["version"]
+    assert client.post(path, data=ana | {"memory_gb": "80"}, headers=HTMX).status_code == 204
+    refused = client.post(path, data=ben | {"memory_gb": "141"}, headers=HTMX)
+    assert refused.status_code == 409 and "Someone saved this" in html.unescape(refused.text)
+    assert client.get(f"/api/campaigns/{demo_id}/specs/hardware").json()["memory_gb"] == 80
