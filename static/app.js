@@ -53,3 +53,16 @@ document.addEventListener("drop", function (event) {
   zone.classList.remove("over");
   zone.querySelector('input[type="file"]').files = event.dataTransfer.files;
 });
+
+// Each measurement form shown gets a fresh idempotency key: a submit sent twice (a double click, a retry after a
+// dropped connection) is stored once.
+function fillIdempotencyKeys(root) {
+  root.querySelectorAll("input[data-idempotency-key]").forEach(function (input) {
+    if (input.value) return;
+    var bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    input.value = Array.prototype.map.call(bytes, function (b) { return b.toString(16).padStart(2, "0"); }).join("");
+  });
+}
+document.addEventListener("DOMContentLoaded", function () { fillIdempotencyKeys(document); });
+document.addEventListener("htmx:afterSettle", function () { fillIdempotencyKeys(document); });

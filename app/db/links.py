@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import Session, SQLModel, col, select
 
-from app.db.tables import Campaign, EffectRegime, ImportRecord, KernelRule, Prerequisite
+from app.db.tables import Campaign, EffectRegime, ImportRecord, KernelRule, Prerequisite, Submission
 
 
 def find_by(session: Session, *, table: type[SQLModel], campaign_id: int, column: str, value: object) -> list:
@@ -49,6 +49,10 @@ def claim_version(session: Session, *, table: Any, row_id: int, seen: int) -> bo
     that saw the same version, one moves it and the other finds it moved). The row stays locked until commit."""
     result = session.execute(update(table).where(table.id == row_id, table.version == seen).values(version=seen + 1))
     return bool(getattr(result, "rowcount", 0) == 1)
+
+
+def submission(session: Session, *, key: str) -> Submission | None:
+    return session.get(Submission, key)
 
 
 def lock_campaign(session: Session, *, campaign_id: int) -> None:

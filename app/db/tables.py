@@ -337,3 +337,15 @@ def pk(row: SQLModel) -> int:
 def ids(rows: Iterable[SQLModel]) -> list[int]:
     """The primary keys of stored rows, in order."""
     return [pk(r) for r in rows]
+
+
+class Submission(SQLModel, table=True):
+    """A form or API request that wrote something, by the idempotency key its client sent: the same key again
+    writes nothing and answers with what the first wrote."""
+
+    __tablename__ = "submission"
+
+    key: str = Field(primary_key=True, max_length=64)
+    kind: str = Field(max_length=20)  # "measurement"
+    result_id: int  # the row the first request wrote
+    created_at: datetime

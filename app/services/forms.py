@@ -60,6 +60,13 @@ class Form:
         return next(f for f in self.fields if f.name == name)
 
 
+def idempotency_key(text: Any) -> str | None:
+    """A client's idempotency key (a form's hidden field, an Idempotency-Key header): 8 to 64 letters, digits
+    and dashes; anything else is no key."""
+    key = str(text or "").strip()
+    return key if 8 <= len(key) <= 64 and key.replace("-", "").isalnum() and key.isascii() else None
+
+
 def version_of(text: Any) -> int | None:
     """A version as a form or an If-Match header gives it ("3", '"3"', 'W/"3"'); None when there is none."""
     digits = str(text or "").removeprefix("W/").strip().strip('"')

@@ -6,11 +6,12 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from app.db import repo
+from app.db import links, repo
 from app.db.repo import CampaignRows
-from app.db.tables import Intervention, Measurement, MeasurementInclude, pk
+from app.db.tables import Intervention, Measurement, MeasurementInclude, Submission, pk
 from app.models.fields import Options, check_options, form_fields, parse_form
 from app.models.measurements import MeasurementCreate, RetractionCreate
 from app.models.plan_rows import METRIC_OPTIONS, InterventionPublic
@@ -105,11 +106,16 @@ def _value_problems(data: Mapping[str, Any], errors: dict[str, str], now: dateti
 
 def record_measurement(
     session: Session, campaign_id: int, values: MeasurementCreate, *, now: datetime, source: str = "form",
-    rows: CampaignRows | None = None,
+    rows: CampaignRows | None = None, idempotency_key: str | None = None,
 ) -> Measurement:
     """Check and store one measurement with what it includes (form or API); FormInvalid writes nothing.
 
-    `rows`: the campaign as the caller already loaded it (loaded here otherwise)."""
+    `rows`: the campaign as the caller already loaded it (loaded here otherwise). `idempotency_key`: the
+    client's key for this submission; the same key again stores nothing and returns what the first stored."""
+    if idempotency_key:
+        done = _submitted(session, campaign_id, idempotency_key)
+        if done is not None:
+            return done
     rows = rows or load_rows(session, campaign_id)
     regimes, interventions = rows.regimes, rows.interventions
     try:
@@ -136,8 +142,28 @@ def record_measurement(
     session.flush()
     by_key = {i.key: pk(i) for i in interventions}
     session.add_all(MeasurementInclude(measurement_id=pk(measurement), intervention_id=by_key[k]) for k in includes)
-    session.commit()
+    if idempotency_key:
+        session.add(Submission(key=idempotency_key, kind="measurement", result_id=pk(measurement), created_at=now))
+    try:
+        session.commit()
+    except IntegrityError:  # the same key committed by a request running alongside: that one's is the answer
+        session.rollback()
+        done = _submitted(session, campaign_id, idempotency_key) if idempotency_key else None
+        if done is None:
+            raise
+        return done
     session.refresh(measurement)
+    return measurement
+
+
+def _submitted(session: Session, campaign_id: int, key: str) -> Measurement | None:
+    """The measurement an earlier request with this key stored, if any (of this campaign: NotFound otherwise)."""
+    found = links.submission(session, key=key)
+    if found is None or found.kind != "measurement":
+        return None
+    measurement = repo.measurement_in(session, campaign_id=campaign_id, measurement_id=found.result_id)
+    if measurement is None:
+        raise NotFound("that idempotency key belongs to another campaign's measurement")
     return measurement
 
 

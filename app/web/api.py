@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Header
 
 from app.models.measurements import MeasurementCreate, MeasurementPublic, RetractionCreate
 from app.models.plan_rows import CampaignPublic
 from app.services import campaigns as campaign_service
+from app.services.forms import idempotency_key
 from app.services.measurements import record_measurement, retract_measurement
 from app.services.plan import plan_of, record_for
 from app.views.plan_json import PlanOut, plan_out
@@ -30,14 +33,18 @@ def get_plan(campaign_id: int, session: SessionDep):
 
 @router.post("/campaigns/{campaign_id:id}/measurements", status_code=201, response_model=MeasurementPublic,
              tags=["measurements"])
-def post_measurement(campaign_id: int, _campaign: CampaignDep, body: MeasurementCreate, session: SessionDep, now: NowDep):
+def post_measurement(campaign_id: int, _campaign: CampaignDep, body: MeasurementCreate, session: SessionDep, now: NowDep,
+                     key: Annotated[str | None, Header(alias="Idempotency-Key", description=(
+                         "8-64 letters, digits or dashes, new for each measurement: a retry with the same key "
+                         "stores nothing and answers with the first"))] = None):
     """Record a measurement of a regime: what it includes, and whether it is a baseline or a gate check.
 
     422 with a message per field when invalid, nothing stored; when the only problems are warnings (above the
     hardware ceiling, more than 10x the current baseline, a baseline passing a gate without the tier's work),
     the 422 says `confirmable: true` and the same body with `confirm: true` records it.
     """
-    measurement = record_measurement(session, campaign_id, body, now=now, source="api")
+    measurement = record_measurement(session, campaign_id, body, now=now, source="api",
+                                     idempotency_key=idempotency_key(key))
     return _public(session, campaign_id, measurement)
 
 

@@ -15,7 +15,7 @@ from app.models.fields import parse_form
 from app.models.measurements import RetractionCreate
 from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid, NotFound
-from app.services.forms import Form
+from app.services.forms import Form, idempotency_key
 from app.services.measurements import (
     CONFIRM,
     RETRACT_FIELDS,
@@ -125,6 +125,7 @@ async def add_measurement(request: Request, campaign_id: int, _campaign: Campaig
     before = plan_view(loaded)
     try:
         measurement = record_measurement(session, campaign_id, parse_measurement_form(data, now=now), now=now,
+                                         idempotency_key=idempotency_key(data.get("idempotency_key")),
                                          rows=loaded.rows)
     except FormInvalid as exc:
         fields = _measure_fields(loaded)

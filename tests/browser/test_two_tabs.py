@@ -1,4 +1,4 @@
-"""Two tabs editing one intervention: the second save is refused and shows the first beside it."""
+"""Two tabs and repeated submits: a stale save is refused and shows the newer one; a form sends its own key."""
 
 from tests.browser.conftest import SCREENSHOTS
 
@@ -26,3 +26,15 @@ def test_the_second_tab_sees_the_first_tabs_change_and_can_reapply_its_own(serve
     second.wait_for_url(f"{server}/campaigns/1")
     assert "(tuned)" in second.content()
     context.close()
+
+
+def test_the_measurement_form_carries_a_fresh_key_each_time_it_is_shown(server, page):
+    page.goto(f"{server}/campaigns/1")
+    key = page.locator("#measure input[name=idempotency_key]")
+    first = key.input_value()
+    assert len(first) == 32
+    page.select_option("#measure select[name=regime]", "batch 1")
+    page.fill("#measure input[name=value]", "11")
+    page.click("#measure button[type=submit]")
+    page.locator("#measure .saved").wait_for()
+    assert len(key.input_value()) == 32 and key.input_value() != first

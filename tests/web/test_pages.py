@@ -218,3 +218,26 @@ def test_the_plan_page_is_reused_until_something_is_written_and_answers_304_to_i
     second = client.get(f"/campaigns/{demo_id}")
     assert second.headers["etag"] != etag and second.text != first.text
     assert client.get(f"/campaigns/{demo_id}", headers={"If-None-Match": etag}).status_code == 200
+
+
+def test_a_measurement_submitted_twice_with_one_key_is_stored_once(client, app, demo_id):
+    data = {"regime": "batch 1", "metric": "output_tok_s", "value": "12", "kind": "gate check",
+            "idempotency_key": "a1b2c3d4e5f6a7b8"}
+    before = measurement_count(app)
+    first = client.post(f"/campaigns/{demo_id}/measurements", data=data, headers=HTMX)
+    again = client.post(f"/campaigns/{demo_id}/measurements", data=data, headers=HTMX)
+    assert first.status_code == again.status_code == 200 and measurement_count(app) == before + 1
+    assert "Recorded output_tok_s = 12.00 tok/s" in again.text
+    other = client.post(f"/campaigns/{demo_id}/measurements", data=data | {"idempotency_key": "ffff0000ffff0000"},
+                        headers=HTMX)
+    assert other.status_code == 200 and measurement_count(app) == before + 2
+
+
+def test_the_api_takes_an_idempotency_key_header(client, app, demo_id):
+    body = {"regime": "batch 1", "metric": "output_tok_s", "value": 12, "kind": "gate check"}
+    headers = {"Idempotency-Key": "retry-0001-abcd"}
+    first = client.post(f"/api/campaigns/{demo_id}/measurements", json=body, headers=headers)
+    again = client.post(f"/api/campaigns/{demo_id}/measurements", json=body, headers=headers)
+    assert first.status_code == again.status_code == 201 and first.json()["id"] == again.json()["id"]
+    other = client.post("/api/campaigns", json={"name": "other", "gpu_count": 1}).json()["id"]
+    assert client.post(f"/api/campaigns/{other}/measurements", json=body, headers=headers).status_code == 404
