@@ -80,15 +80,18 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
 
 
 def load_demo_if_empty(engine, now) -> None:
-    """First start: an empty (migrated) database gets the reference campaign."""
+    """First start: an empty (migrated) database gets the reference campaign, once however many servers start
+    together (they take turns, and the later ones find it there)."""
     from sqlalchemy.exc import SQLAlchemyError
 
     from app.db import repo
     from app.db.engine import new_session
+    from app.db.locks import exclusive
     from app.services.demo import load_demo
 
     try:
-        with new_session(engine, write=True) as session:
+        with exclusive(engine.url.render_as_string(hide_password=False), "demo"), \
+                new_session(engine, write=True) as session:
             if repo.count_campaigns(session) == 0:
                 campaign = load_demo(session, now=now)
                 log.warning("empty database: loaded the reference campaign as campaign %s", campaign.id)

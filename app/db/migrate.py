@@ -6,6 +6,7 @@ from alembic import command
 from alembic.config import Config
 
 from app.config import get_settings
+from app.db.locks import exclusive
 
 
 def alembic_config(database_url: str) -> Config:
@@ -17,5 +18,7 @@ def alembic_config(database_url: str) -> Config:
 
 
 def upgrade_to_head(database_url: str) -> None:
-    """Bring the database at `database_url` to the newest revision."""
-    command.upgrade(alembic_config(database_url), "head")
+    """Bring the database at `database_url` to the newest revision; one process at a time (the others wait,
+    then find it at head)."""
+    with exclusive(database_url, "migrate"):
+        command.upgrade(alembic_config(database_url), "head")
