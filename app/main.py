@@ -40,6 +40,7 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
             log.warning("removed %d abandoned upload(s) older than a day", len(removed))
         yield
         app.state.engine.dispose()
+        app.state.revision_engine.dispose()
 
     app = FastAPI(
         lifespan=lifespan,
@@ -51,6 +52,9 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
+    # the plan page reads the revision on the event loop: from its own one connection, never from the pool the
+    # request threads share (waiting there would stall the loop, and with it every request holding a connection)
+    app.state.revision_engine = make_engine(settings.database_url, pool_size=1, max_overflow=0)
     app.state.templates = make_templates(str(settings.templates_dir), app)
     app.state.clock = clock
     app.state.page_cache = {}  # rendered plan pages by ETag (app/web/pages.py)

@@ -90,6 +90,7 @@ def demo() -> None:
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
+    workers: Annotated[int, typer.Option(min=1, max=64, help="Worker processes (PostgreSQL; SQLite takes one).")] = 1,
 ) -> None:
     """Migrate, load the demo campaign into an empty database, and serve the web app."""
     import uvicorn
@@ -98,8 +99,11 @@ def serve(
 
     settings = get_settings()
     _migrate(settings.database_url)
-    out.print(f"tierplan on http://{host}:{port} (database {settings.database_url})")
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    out.print(f"tierplan on http://{host}:{port} (database {settings.database_url}, {workers} worker(s))")
+    if workers > 1:  # each worker builds its app from the environment, as this process did
+        uvicorn.run("app.main:create_app", factory=True, host=host, port=port, workers=workers, log_level="info")
+    else:
+        uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
 
 
 @app.command()

@@ -22,17 +22,18 @@ from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for `url`; creates the folder of a SQLite file if it is missing."""
+def make_engine(url: str, **pool: int) -> Engine:
+    """An engine for `url`; creates the folder of a SQLite file if it is missing. `pool`: pool_size and
+    max_overflow, when not the defaults."""
     from app.db import revision
 
     revision.install()
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True)
+        return create_engine(url, pool_pre_ping=True, **pool)
     if parsed.database and parsed.database != ":memory:":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 15})
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 15}, **pool)
     event.listen(engine, "connect", _sqlite_pragmas)
     event.listen(engine, "begin", _sqlite_begin)
     return engine

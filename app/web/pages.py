@@ -89,10 +89,9 @@ async def plan_page(request: Request, campaign_id: int, htmx: IsHtmx, now: NowDe
     """The plan page. Rendered once a database revision (and minute, for the form's default time): a repeat
     is served from memory, and a browser holding the same ETag gets 304. Asking the revision is one indexed
     read of one row, done on the event loop; rendering runs in the thread pool."""
-    engine = request.app.state.engine
     if htmx:
         return await run_in_threadpool(_render_plan, request, campaign_id, now, "plan_body")
-    with engine.connect() as connection:
+    with request.app.state.revision_engine.connect() as connection:  # used by the event loop alone
         revision = current_revision(connection)
     etag = f'W/"plan-{campaign_id}-{revision}-{now:%Y%m%d%H%M}"'
     headers = {"ETag": etag, "Cache-Control": "no-cache", "Vary": "HX-Request"}

@@ -16,11 +16,14 @@ def counted(app, request) -> tuple[int, Counter]:
         if not statement.startswith("BEGIN"):  # transaction control (SQLite's BEGIN is emitted by app/db/engine.py)
             statements.append(statement)
 
-    event.listen(app.state.engine, "before_cursor_execute", record)
+    engines = (app.state.engine, app.state.revision_engine)  # the plan page asks the revision on its own engine
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", record)
     try:
         response = request()
     finally:
-        event.remove(app.state.engine, "before_cursor_execute", record)
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", record)
     assert response.status_code < 400, response.text
     reads = Counter(s.split("FROM ")[1].split()[0] for s in statements if s.startswith("SELECT") and "FROM " in s)
     return len(statements), reads
