@@ -110,10 +110,15 @@ def serve(
 def export(
     campaign_id: Annotated[int, typer.Argument(help="The campaign's id (its number in the page's address).")],
     out_path: Annotated[str, typer.Option("--out", help="File to write, or - for standard output.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Write the backup of every row (restore it with "
+                                                          "import-campaign) instead of the markdown roadmap.")] = False,
 ) -> None:
-    """Write a campaign's roadmap as markdown."""
+    """Write a campaign's roadmap as markdown, or its backup as JSON."""
+    import json
+
     from app.db.engine import make_engine, new_session
     from app.exporters.markdown import render_roadmap
+    from app.services.backup import export_campaign
     from app.services.errors import NotFound
     from app.services.plan import plan_of
     from app.views.plan import plan_view
@@ -122,17 +127,50 @@ def export(
     try:
         with new_session(engine) as session:
             try:
-                plan = plan_view(plan_of(session, campaign_id=campaign_id))
+                if as_json:
+                    text = json.dumps(export_campaign(session, campaign_id), indent=1, ensure_ascii=False) + "\n"
+                else:
+                    text = render_roadmap(plan_view(plan_of(session, campaign_id=campaign_id)),
+                                          generated_at=datetime.now(UTC))
             except NotFound as exc:
                 raise fail(str(exc)) from None
     finally:
         engine.dispose()
-    text = render_roadmap(plan, generated_at=datetime.now(UTC))
     if out_path == "-":
         sys.stdout.write(text)
     else:
         Path(out_path).write_text(text, encoding="utf-8")
         out.print(f"wrote {out_path}")
+
+
+@app.command("import-campaign")
+def import_campaign_command(
+    path: Annotated[Path, typer.Argument(help="A backup written by `tierplan export ID --json --out FILE`.",
+                                         exists=True, dir_okay=False, readable=True)],
+) -> None:
+    """Restore a campaign backup as a new campaign (every row, new ids); nothing is written if any row is bad."""
+    import json
+
+    from app.db.engine import make_engine, new_session
+    from app.services.backup import import_campaign
+    from app.services.errors import FormInvalid
+
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise fail(f"{path.name}: not JSON ({exc})") from None
+    url = get_settings().database_url
+    _migrate(url)
+    engine = make_engine(url)
+    try:
+        with new_session(engine, write=True) as session:
+            try:
+                campaign = import_campaign(session, document)
+            except FormInvalid as exc:
+                raise fail(f"{path.name}: {exc.errors['file']}") from None
+            out.print(f"restored {campaign.name!r} as campaign {campaign.id}")
+    finally:
+        engine.dispose()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,98 @@
+"""A campaign backed up as JSON and restored is the same campaign: every row, and the same plan."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.db.engine import new_session
+from app.services.backup import export_campaign, import_campaign
+from app.services.errors import FormInvalid
+
+DATA = Path(__file__).parent.parent / "data"
+HTMX = {"HX-Request": "true"}
+
+
+@pytest.fixture
+def rich_campaign(client: TestClient, demo_id: int) -> int:
+    """The demo with what a campaign gathers: an import, a retraction, a second profile, rules, a prerequisite."""
+    files = [("files", ("run.json", (DATA / "vllm_serve_append.json").read_bytes()))]
+    preview = client.post(f"/campaigns/{demo_id}/import", files=files, data={"includes": ["A1", "A2"]}, headers=HTMX)
+    token = preview.text.split("/import/")[1].split("/confirm")[0]
+    assert client.post(f"/campaigns/{demo_id}/import/{token}/confirm", headers=HTMX).status_code == 204
+    measurement = client.post(f"/api/campaigns/{demo_id}/measurements",
+                              json={"regime": "batch 1", "metric": "output_tok_s", "value": 99, "kind": "gate check"})
+    client.post(f"/api/campaigns/{demo_id}/measurements/{measurement.json()['id']}/retract",
+                json={"reason": "typo", "by": "ana"})
+    client.post(f"/campaigns/{demo_id}/regimes/1/profile", data={"shares": "attention 60%\nmoe 30%", "source": "v2"})
+    client.post(f"/campaigns/{demo_id}/import/rules", data={"rules": "decode => attention\nmoe => moe"})
+    client.patch(f"/api/campaigns/{demo_id}/interventions/4", json={"prerequisite_ids": [3]})
+    return demo_id
+
+
+def test_a_backup_restored_and_backed_up_again_is_the_same_document(app, client, rich_campaign):
+    with new_session(app.state.engine) as session:
+        first = export_campaign(session, rich_campaign)
+    with new_session(app.state.engine) as session:
+        restored = import_campaign(session, json.loads(json.dumps(first))).id
+    with new_session(app.state.engine) as session:
+        again = export_campaign(session, restored)
+    assert restored != rich_campaign and again == first
+    tables = first["tables"]
+    assert {name for name, rows in tables.items() if rows} >= {
+        "campaign", "regime", "tier", "intervention", "prerequisite", "effect", "effect_regime", "gate",
+        "measurement", "measurement_include", "profile", "profile_share", "import_record", "kernel_rule",
+        "hardware_spec", "model_spec"}
+    plan = client.get(f"/api/campaigns/{rich_campaign}/plan").json()
+    copy = client.get(f"/api/campaigns/{restored}/plan").json()
+    assert copy["regimes"] == plan["regimes"] and copy["gates"] == plan["gates"]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d.update(format="other"), "not a tierplan campaign backup"),
+    (lambda d: d["tables"]["regime"][0].update(colour="red"), "regime row 1: unknown column 'colour'"),
+    (lambda d: d["tables"]["gate"][0].update(regime_id=99), "gate row 1: regime_id 99 names no regime row"),
+    (lambda d: d["tables"]["measurement"][0].update(measured_at="yesterday"), "measurement row 1: measured_at"),
+    (lambda d: d["tables"]["regime"][0].update(concurrency="8"), "regime row 1: concurrency '8' does not fit the column"),
+    (lambda d: d["tables"]["regime"][0].update(name="x" * 500), "regime row 1: name"),
+])
+def test_a_bad_backup_names_the_table_and_row_and_writes_nothing(app, demo_id, change, message):
+    with new_session(app.state.engine) as session:
+        document = export_campaign(session, demo_id)
+    change(document)
+    with new_session(app.state.engine) as session:
+        with pytest.raises(FormInvalid) as refused:
+            import_campaign(session, document)
+        assert message in refused.value.errors["file"]
+    with new_session(app.state.engine) as session:
+        assert len(export_campaign(session, demo_id)["tables"]["campaign"]) == 1
+        from sqlmodel import func, select
+
+        from app.db.tables import Campaign
+        assert session.exec(select(func.count()).select_from(Campaign)).one() == 1
+
+
+def test_the_cli_round_trips_a_campaign(sqlite_url, tmp_path):
+    env = {**os.environ, "TIERPLAN_DATABASE_URL": sqlite_url}
+
+    def tierplan(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "app.cli", *args], env=env, capture_output=True, text=True,
+                              timeout=120)
+
+    assert tierplan("demo").returncode == 0
+    backup = tmp_path / "campaign-1.json"
+    assert tierplan("export", "1", "--json", "--out", str(backup)).returncode == 0
+    restored = tierplan("import-campaign", str(backup))
+    assert restored.returncode == 0 and "as campaign 2" in restored.stdout
+    again = tmp_path / "campaign-2.json"
+    assert tierplan("export", "2", "--json", "--out", str(again)).returncode == 0
+    assert json.loads(again.read_text()) == json.loads(backup.read_text())
+    backup.write_text(backup.read_text()[:200])
+    broken = tierplan("import-campaign", str(backup))
+    assert broken.returncode == 1 and "not JSON" in broken.stderr
