@@ -118,17 +118,18 @@ def json_objects(text: str, file: str) -> list[tuple[object, int]]:
     """Every JSON value in the text, one after another (as --append-result writes them), with its line."""
     decoder = json.JSONDecoder()
     values: list[tuple[object, int]] = []
-    index = 0
+    index, line, counted_to = 0, 1, 0  # lines counted once, as the scan moves on (not from the start each value)
     while True:
         while index < len(text) and text[index].isspace():
             index += 1
         if index >= len(text):
             return values
-        line = text.count("\n", 0, index) + 1
+        line += text.count("\n", counted_to, index)
+        counted_to = index
         try:
             value, index = decoder.raw_decode(text, index)
         except json.JSONDecodeError as exc:
-            at = text.count("\n", 0, exc.pos) + 1
+            at = line + text.count("\n", counted_to, exc.pos)
             raise ImportFileError(file, f"line {at}", f"invalid JSON ({exc.msg})") from None
         values.append((value, line))
 

@@ -333,3 +333,12 @@ def test_passes_are_found_by_an_annotation_nested_under_an_outer_python_frame():
     steps = summary.steps
     assert steps.method == "gpu_model_runner: forward at the start of each pass (4 found)"
     assert [p.role for p in steps.passes] == ["decode"] * 4 and steps.gpu_items == 30
+
+
+def test_appended_results_keep_their_line_numbers_and_an_error_names_its_line():
+    from app.importers.benchmarks import json_objects
+
+    text = '{"a": 1}\n{"b": 2}\n\n  {"c":\n 3}\n{"d": 4}\n'
+    assert [line for _, line in json_objects(text, "r.jsonl")] == [1, 2, 4, 6]
+    with pytest.raises(ImportFileError, match=r"r.jsonl, line 3: invalid JSON"):
+        json_objects('{"a": 1}\n{"b": 2}\n{"c": x}\n', "r.jsonl")
