@@ -22,6 +22,7 @@ class Settings(BaseSettings):
     upload_dir: Path = Field(default_factory=lambda: Path.cwd() / "var" / "uploads")
     max_upload_mb: int = 2048  # per upload, all files together
     inline_parse_mb: int = 16  # larger uploads are parsed in the background, with progress
+    login_to_read: bool = False  # once users exist, reading needs a login too (changing always does)
 
 
 @lru_cache

@@ -18,7 +18,8 @@ from app.config import Settings, get_settings
 from app.db.engine import make_engine
 from app.models.fields import field_errors
 from app.services.errors import FormInvalid, NotFound, Stale
-from app.web import api, api_imports, api_rows, editor_pages, import_pages, pages, spec_pages
+from app.web import api, api_imports, api_rows, auth, editor_pages, import_pages, pages, spec_pages
+from app.web.auth import AuthMiddleware
 from app.web.deps import utc_now
 from app.web.security import SecurityMiddleware
 from app.web.templating import make_templates, render
@@ -67,6 +68,7 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     app.include_router(spec_pages.router)
     app.include_router(import_pages.router)
     app.include_router(editor_pages.router)
+    app.include_router(auth.router)
 
     @app.get("/healthz", tags=["health"])
     def healthz() -> dict[str, str]:
@@ -79,7 +81,8 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
         return render(request, "docs.html", {"openapi_url": app.openapi_url})
 
     _install_error_pages(app)
-    app.add_middleware(SecurityMiddleware)
+    app.add_middleware(AuthMiddleware)
+    app.add_middleware(SecurityMiddleware)  # added last, so it runs first: a cross-site request never gets further
     return app
 
 

@@ -99,11 +99,26 @@ def serve(
 
     settings = get_settings()
     _migrate(settings.database_url)
+    if host not in ("127.0.0.1", "localhost", "::1") and not _has_users(settings.database_url):
+        raise fail(f"refusing to serve on {host} with no users: anyone who reaches the port could change "
+                   "everything. Add one first: tierplan user add NAME (then a login is needed to change the plan)")
     out.print(f"tierplan on http://{host}:{port} (database {settings.database_url}, {workers} worker(s))")
     if workers > 1:  # each worker builds its app from the environment, as this process did
         uvicorn.run("app.main:create_app", factory=True, host=host, port=port, workers=workers, log_level="info")
     else:
         uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+
+
+def _has_users(url: str) -> bool:
+    from app.db import accounts
+    from app.db.engine import make_engine, new_session
+
+    engine = make_engine(url)
+    try:
+        with new_session(engine) as session:
+            return accounts.any_user(session)
+    finally:
+        engine.dispose()
 
 
 @app.command()
@@ -177,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line and return its exit code (usage errors: 2, from typer)."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from app.cli import imports  # noqa: F401  (registers `tierplan import`)
+    from app.cli import imports, users  # noqa: F401  (register `tierplan import`, `user` and `token`)
 
     try:
         app(args=argv, prog_name="tierplan")

@@ -56,6 +56,14 @@ class MeasurementPublic(BaseModel):
     retraction_reason: str
 
 
+class LoginForm(Input):
+    """A user's name and password (`tierplan user add` makes users)."""
+
+    name: str = field("Name", min_length=1, max_length=100)
+    password: str = field("Password", min_length=1, max_length=1000, widget="password")
+    next: str = field("Then go to", default="/", max_length=2000)
+
+
 class RetractionCreate(Input):
     """Why a measurement is wrong, and who says so."""
 

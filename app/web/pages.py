@@ -98,7 +98,7 @@ async def plan_page(request: Request, campaign_id: int, htmx: IsHtmx, now: NowDe
     if request.headers.get("if-none-match") == etag:
         return Response(status_code=304, headers=headers)
     cache: dict = request.app.state.page_cache
-    key = (etag, str(request.base_url))
+    key = (etag, str(request.base_url), "tierplan_session" in request.cookies)  # the nav's log-out button
     body = cache.get(key)
     if body is None:
         body = (await run_in_threadpool(_render_plan, request, campaign_id, now)).body

@@ -1,0 +1,107 @@
+"""`tierplan user ...` and `tierplan token ...`: who may change the plan, and their tokens for scripts."""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, datetime
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from app.cli import _migrate, app, fail, out
+from app.config import get_settings
+
+users_app = typer.Typer(help="Users: once one exists, changing the plan needs a login.", no_args_is_help=True)
+tokens_app = typer.Typer(help="API tokens (Authorization: Bearer ...), one a script or CI job.", no_args_is_help=True)
+app.add_typer(users_app, name="user")
+app.add_typer(tokens_app, name="token")
+
+
+def _session():
+    from app.db.engine import make_engine, new_session
+
+    url = get_settings().database_url
+    _migrate(url)
+    engine = make_engine(url)
+    return engine, new_session(engine, write=True)
+
+
+@users_app.command("add")
+def user_add(
+    name: Annotated[str, typer.Argument(help="The name to log in with.")],
+    password_stdin: Annotated[bool, typer.Option("--password-stdin", help="Read the password from standard input "
+                                                                          "(for scripts) instead of asking.")] = False,
+) -> None:
+    """Add a user (the password is asked twice, or read from standard input)."""
+    from app.services.accounts import add_user
+    from app.services.errors import FormInvalid
+
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+    engine, session = _session()
+    try:
+        with session:
+            user = add_user(session, name, password, now=datetime.now(UTC))
+    except FormInvalid as exc:
+        raise fail("; ".join(exc.errors.values())) from None
+    finally:
+        engine.dispose()
+    out.print(f"added user {user.name!r}: changing the plan now needs a login")
+
+
+@users_app.command("list")
+def user_list() -> None:
+    """The users, with their tokens."""
+    from app.db import accounts
+
+    engine, session = _session()
+    try:
+        with session:
+            table = Table("user", "since", "tokens")
+            for user in accounts.users(session):
+                tokens = accounts.tokens_of(session, user_id=user.id or 0)
+                live = [f"{t.id}: {t.name}" for t in tokens if t.revoked_at is None]
+                table.add_row(user.name, f"{user.created_at:%Y-%m-%d}", ", ".join(live) or "none")
+    finally:
+        engine.dispose()
+    out.print(table)
+
+
+@tokens_app.command("add")
+def token_add(
+    user: Annotated[str, typer.Argument(help="The user the token acts as.")],
+    name: Annotated[str, typer.Argument(help="What the token is for, e.g. ci-nightly.")],
+) -> None:
+    """Make an API token; it is shown once, only its hash is kept."""
+    from app.services.accounts import add_token
+    from app.services.errors import NotFound
+
+    engine, session = _session()
+    try:
+        with session:
+            token, text = add_token(session, user, name, now=datetime.now(UTC))
+    except NotFound as exc:
+        raise fail(str(exc)) from None
+    finally:
+        engine.dispose()
+    out.print(f"token {token.id} for {user!r} ({name}); send it as Authorization: Bearer {text}")
+
+
+@tokens_app.command("revoke")
+def token_revoke(token_id: Annotated[int, typer.Argument(help="The token's number (`tierplan user list`).")]) -> None:
+    """Revoke a token: requests with it are refused from now on."""
+    from app.services.accounts import revoke_token
+    from app.services.errors import NotFound
+
+    engine, session = _session()
+    try:
+        with session:
+            revoke_token(session, token_id, now=datetime.now(UTC))
+    except NotFound as exc:
+        raise fail(str(exc)) from None
+    finally:
+        engine.dispose()
+    out.print(f"revoked token {token_id}")

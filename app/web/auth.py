@@ -1,0 +1,150 @@
+"""Logins. With no users, tierplan is single-user (and `tierplan serve` keeps to loopback then). Once a user
+exists, every change needs one: the signed session cookie of a login, or an API token (`Authorization: Bearer`).
+With TIERPLAN_LOGIN_TO_READ, reading needs one too."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import RedirectResponse, Response
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.db import accounts
+from app.db.engine import new_session
+from app.db.tables import User
+from app.models.fields import form_fields, parse_form
+from app.models.measurements import LoginForm
+from app.services.accounts import TooManyFailures, log_in, signing_secret, user_of_token
+from app.services.errors import FormInvalid
+from app.services.forms import Form
+from app.web.security import SAFE_METHODS
+from app.web.templating import render
+
+COOKIE = "tierplan_session"
+SESSION_DAYS = 14
+OPEN_PATHS = ("/login", "/logout", "/static/", "/healthz")
+LOGIN_FIELDS = tuple(f for f in form_fields(LoginForm) if f.name != "next")
+
+router = APIRouter(include_in_schema=False)
+
+
+def _serializer(app: Any, session) -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(signing_secret(session), salt="tierplan-session")
+
+
+def _who(app: Any, headers: dict[bytes, bytes]) -> tuple[bool, str | None]:
+    """Whether anyone is registered, and the name of the user this request comes from (None: nobody)."""
+    with new_session(app.state.engine) as session:
+        if not accounts.any_user(session):
+            return False, None
+        authorization = headers.get(b"authorization", b"").decode("latin-1")
+        if authorization.lower().startswith("bearer "):
+            user = user_of_token(session, authorization[7:].strip())
+            return True, user.name if user else None
+        cookie = _cookie(headers.get(b"cookie", b"").decode("latin-1"))
+        if not cookie:
+            return True, None
+        try:
+            user_id = _serializer(app, session).loads(cookie, max_age=SESSION_DAYS * 86400)["u"]
+        except (BadSignature, KeyError, TypeError):
+            return True, None
+        user = session.get(User, user_id)
+        return True, user.name if user else None
+
+
+def _cookie(header: str) -> str:
+    for part in header.split(";"):
+        name, _, value = part.strip().partition("=")
+        if name == COOKIE:
+            return value
+    return ""
+
+
+class AuthMiddleware:
+    """Refuse what needs a login when there is none: a page goes to the login form, the API answers 401."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"].startswith(OPEN_PATHS):
+            await self.app(scope, receive, send)
+            return
+        app = scope["app"]
+        if scope["method"] in SAFE_METHODS and not app.state.settings.login_to_read:
+            await self.app(scope, receive, send)
+            return
+        registered, user = await run_in_threadpool(_who, app, dict(scope["headers"]))
+        if not registered or user is not None:
+            scope.setdefault("state", {})["user"] = user
+            await self.app(scope, receive, send)
+            return
+        await _ask_for_login(scope, send)
+
+
+async def _ask_for_login(scope: Scope, send: Send) -> None:
+    path = scope["path"]
+    if path.startswith("/api"):
+        body = json.dumps({"detail": "log in first: send Authorization: Bearer <token> (tierplan token add)"}).encode()
+        headers = [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]
+        status = 401
+    else:
+        target = "/login?next=" + quote(path if scope["method"] in SAFE_METHODS else "/", safe="")
+        body, status = b"", 303
+        headers = [(b"location", target.encode())]
+        if dict(scope["headers"]).get(b"hx-request") == b"true":
+            status, headers = 401, [(b"hx-redirect", target.encode())]
+    await send({"type": "http.response.start", "status": status,
+                "headers": [*headers, (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _page(request: Request, form: Form, next_path: str, status: int = 200, message: str = ""):
+    return render(request, "login.html", {"form": form, "next": next_path, "message": message}, status=status)
+
+
+def _local(path: str) -> str:
+    """Where to go after logging in: a path of this site only."""
+    return path if path.startswith("/") and not path.startswith("//") and "\\" not in path else "/"
+
+
+@router.get("/login", name="login")
+def login_form(request: Request, next: str = "/"):
+    return _page(request, Form(LOGIN_FIELDS), _local(next))
+
+
+@router.post("/login", name="log_in")
+async def login(request: Request) -> Response:
+    data = await request.form()
+    next_path = _local(str(data.get("next") or "/"))
+    now = datetime.now(UTC)
+    try:
+        values = parse_form(LoginForm, data)
+
+        def check() -> tuple[int, str]:
+            with new_session(request.app.state.engine, write=True) as session:
+                user = log_in(session, values.name, values.password, now=now)
+                return user.id or 0, _serializer(request.app, session).dumps({"u": user.id})
+
+        _, cookie = await run_in_threadpool(check)
+    except FormInvalid as exc:
+        return _page(request, Form(LOGIN_FIELDS, {"name": str(data.get("name") or "")}, exc.errors), next_path, 422)
+    except TooManyFailures as exc:
+        return _page(request, Form(LOGIN_FIELDS, {"name": str(data.get("name") or "")}), next_path, 429, str(exc))
+    response = RedirectResponse(next_path, status_code=303)
+    response.set_cookie(COOKIE, cookie, max_age=SESSION_DAYS * 86400, httponly=True, samesite="lax",
+                        secure=request.url.scheme == "https", path="/")
+    return response
+
+
+@router.post("/logout", name="log_out")
+def logout() -> Response:
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(COOKIE, path="/")
+    return response
