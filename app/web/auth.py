@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
@@ -34,7 +34,7 @@ LOGIN_FIELDS = tuple(f for f in form_fields(LoginForm) if f.name != "next")
 router = APIRouter(include_in_schema=False)
 
 
-def _serializer(app: Any, session) -> URLSafeTimedSerializer:
+def _serializer(session: Any) -> URLSafeTimedSerializer:
     return URLSafeTimedSerializer(signing_secret(session), salt="tierplan-session")
 
 
@@ -51,7 +51,7 @@ def _who(app: Any, headers: dict[bytes, bytes]) -> tuple[bool, str | None]:
         if not cookie:
             return True, None
         try:
-            user_id = _serializer(app, session).loads(cookie, max_age=SESSION_DAYS * 86400)["u"]
+            user_id = _serializer(session).loads(cookie, max_age=SESSION_DAYS * 86400)["u"]
         except (BadSignature, KeyError, TypeError):
             return True, None
         user = session.get(User, user_id)
@@ -95,7 +95,7 @@ async def _ask_for_login(scope: Scope, send: Send) -> None:
         headers = [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]
         status = 401
     else:
-        target = "/login?next=" + quote(path if scope["method"] in SAFE_METHODS else "/", safe="")
+        target = "/login?next=" + quote(path if scope["method"] in SAFE_METHODS else _came_from(scope), safe="")
         body, status = b"", 303
         headers = [(b"location", target.encode())]
         if dict(scope["headers"]).get(b"hx-request") == b"true":
@@ -103,6 +103,14 @@ async def _ask_for_login(scope: Scope, send: Send) -> None:
     await send({"type": "http.response.start", "status": status,
                 "headers": [*headers, (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
+
+
+def _came_from(scope: Scope) -> str:
+    """The page a refused change was sent from (its Referer, when on this site), to come back to after logging in."""
+    referer = dict(scope["headers"]).get(b"referer", b"").decode("latin-1")
+    host = dict(scope["headers"]).get(b"host", b"").decode("latin-1")
+    parts = urlsplit(referer)
+    return _local(parts.path + (f"?{parts.query}" if parts.query else "")) if parts.netloc == host else "/"
 
 
 def _page(request: Request, form: Form, next_path: str, status: int = 200, message: str = ""):
@@ -130,7 +138,7 @@ async def login(request: Request) -> Response:
         def check() -> tuple[int, str]:
             with new_session(request.app.state.engine, write=True) as session:
                 user = log_in(session, values.name, values.password, now=now)
-                return user.id or 0, _serializer(request.app, session).dumps({"u": user.id})
+                return user.id or 0, _serializer(session).dumps({"u": user.id})
 
         _, cookie = await run_in_threadpool(check)
     except FormInvalid as exc:

@@ -96,3 +96,11 @@ def test_serving_beyond_loopback_with_no_user_is_refused_and_user_add_makes_one(
     short = subprocess.run([sys.executable, "-m", "app.cli", "user", "add", "cy", "--password-stdin"], env=env,
                            input="short\n", capture_output=True, text=True, timeout=60)
     assert short.returncode == 1 and "at least 10 characters" in short.stderr
+
+
+def test_a_refused_change_comes_back_to_its_page_after_the_login(client, app, clock, demo_id):
+    register(app, clock)
+    edit = f"/campaigns/{demo_id}/regimes/1/edit"
+    refused = client.post(edit, data={"name": "x"}, headers={"Referer": f"http://testserver{edit}"},
+                          follow_redirects=False)
+    assert refused.headers["location"] == "/login?next=" + edit.replace("/", "%2F")
