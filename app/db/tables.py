@@ -124,6 +124,7 @@ class Measurement(SQLModel, table=True):
     retracted_at: datetime | None = None
     retracted_by: str = Field(default="", max_length=200)
     retraction_reason: str = ""
+    recorded_by: str = Field(default="", max_length=100, sa_column_kwargs={"server_default": ""})  # "": single-user
 
 
 class MeasurementInclude(SQLModel, table=True):

@@ -51,6 +51,7 @@ class MeasurementPublic(BaseModel):
     kind: str
     includes: list[str]
     confirmed: str = ""  # the warnings the user confirmed when recording it
+    recorded_by: str = ""  # the logged-in user who recorded it ("" in single-user mode)
     retracted_at: datetime | None
     retracted_by: str
     retraction_reason: str

@@ -269,7 +269,7 @@ def import_problems(preview: Preview, *, measured_at: datetime | None, confirmed
 
 def confirm_import(
     session: Session, campaign_id: int, preview: Preview, *, now: datetime, batch: str,
-    measured_at: datetime | None = None, confirmed: bool = False,
+    measured_at: datetime | None = None, confirmed: bool = False, by: str = "",
 ) -> list[ImportRecord]:
     """Write the previewed import in one transaction; refuses duplicates, unresolved rows and unconfirmed warnings.
 
@@ -301,7 +301,7 @@ def confirm_import(
         session.add_all(records)
         session.flush()
         if preview.kind == "measurements":
-            _write_measurements(session, campaign_id, preview, records, regimes, confirmations)
+            _write_measurements(session, campaign_id, preview, records, regimes, confirmations, by)
         else:
             _write_profile(session, preview, records[0], regimes, now)
         session.commit()
@@ -332,7 +332,7 @@ def _settle(session, campaign_id: int, preview: Preview, *, now, measured_at, co
     return ["; ".join(p.message for p in ps) for ps in found]
 
 
-def _write_measurements(session, campaign_id: int, preview: Preview, records, regimes, confirmations) -> None:
+def _write_measurements(session, campaign_id: int, preview: Preview, records, regimes, confirmations, by: str) -> None:
     by_file = {f.name: r for f, r in zip(preview.files, records, strict=False)}
     by_key = {i.key: pk(i) for i in repo.interventions_of(session, campaign_id=campaign_id)}
     for row, confirmed in zip(preview.measurements, confirmations, strict=False):
@@ -341,7 +341,7 @@ def _write_measurements(session, campaign_id: int, preview: Preview, records, re
             regime_id=regimes[row.regime].id, metric=row.metric, value=row.value, unit=row.unit,
             measured_at=datetime.fromisoformat(row.measured_at), provenance="imported",
             source=f"import: {row.where}"[:300], note=row.note, import_id=record.id, kind=preview.measurement_kind,
-            confirmed=confirmed,
+            confirmed=confirmed, recorded_by=by,
         )
         session.add(measurement)
         session.flush()

@@ -106,7 +106,7 @@ def _value_problems(data: Mapping[str, Any], errors: dict[str, str], now: dateti
 
 def record_measurement(
     session: Session, campaign_id: int, values: MeasurementCreate, *, now: datetime, source: str = "form",
-    rows: CampaignRows | None = None, idempotency_key: str | None = None,
+    rows: CampaignRows | None = None, idempotency_key: str | None = None, by: str = "",
 ) -> Measurement:
     """Check and store one measurement with what it includes (form or API); FormInvalid writes nothing.
 
@@ -136,7 +136,7 @@ def record_measurement(
     measurement = Measurement(
         regime_id=pk(regime), metric=values.metric, value=values.value, unit=METRICS[values.metric].unit,
         measured_at=measured_at, provenance="measured", source=source, note=values.note,
-        kind=values.kind.value, confirmed=confirmed,
+        kind=values.kind.value, confirmed=confirmed, recorded_by=by,
     )
     session.add(measurement)
     session.flush()

@@ -22,6 +22,7 @@ class HistoryRow:
     kind: str
     includes: str  # "A1, A2" or "none"
     confirmed: str
+    recorded_by: str  # "by ana", or "" in single-user mode
     retracted: bool
     retraction: str  # "retracted 2026-12-01 10:00 UTC by ana: typo", or ""
 
@@ -31,6 +32,7 @@ def history_row(m: MeasurementPublic) -> HistoryRow:
     return HistoryRow(id=m.id, measured_at=timestamp(m.measured_at), metric=m.metric, value=measured(m.value),
                       unit=m.unit, provenance=m.provenance, source=m.source, note=m.note, kind=m.kind,
                       includes=", ".join(m.includes) or "none", confirmed=m.confirmed,
+                      recorded_by=f"by {m.recorded_by}" if m.recorded_by else "",
                       retracted=m.retracted_at is not None, retraction=retraction)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header
+from fastapi import APIRouter, Header, Request
 
 from app.models.measurements import MeasurementCreate, MeasurementPublic, RetractionCreate
 from app.models.plan_rows import CampaignPublic
@@ -13,7 +13,7 @@ from app.services.forms import idempotency_key
 from app.services.measurements import record_measurement, retract_measurement
 from app.services.plan import plan_of, record_for
 from app.views.plan_json import PlanOut, plan_out
-from app.web.deps import CampaignDep, NowDep, SessionDep
+from app.web.deps import CampaignDep, NowDep, SessionDep, user_of
 from app.web.problems import PROBLEM_RESPONSES
 
 router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
@@ -33,7 +33,8 @@ def get_plan(campaign_id: int, session: SessionDep):
 
 @router.post("/campaigns/{campaign_id:id}/measurements", status_code=201, response_model=MeasurementPublic,
              tags=["measurements"])
-def post_measurement(campaign_id: int, _campaign: CampaignDep, body: MeasurementCreate, session: SessionDep, now: NowDep,
+def post_measurement(request: Request, campaign_id: int, _campaign: CampaignDep, body: MeasurementCreate,
+                     session: SessionDep, now: NowDep,
                      key: Annotated[str | None, Header(alias="Idempotency-Key", description=(
                          "8-64 letters, digits or dashes, new for each measurement: a retry with the same key "
                          "stores nothing and answers with the first"))] = None):
@@ -44,7 +45,7 @@ def post_measurement(campaign_id: int, _campaign: CampaignDep, body: Measurement
     the 422 says `confirmable: true` and the same body with `confirm: true` records it.
     """
     measurement = record_measurement(session, campaign_id, body, now=now, source="api",
-                                     idempotency_key=idempotency_key(key))
+                                     idempotency_key=idempotency_key(key), by=user_of(request))
     return _public(session, campaign_id, measurement)
 
 

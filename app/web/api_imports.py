@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Response, UploadFile
+from fastapi import APIRouter, File, Form, Request, Response, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
@@ -18,7 +18,7 @@ from app.models.measurements import ImportOptionsForm
 from app.planning.model import MeasurementKind
 from app.services.errors import FormInvalid
 from app.services.imports import confirm_import, import_options, import_problems, imports_of, preview_import, undo_import
-from app.web.deps import CampaignDep, NowDep, SessionDep, SettingsDep
+from app.web.deps import CampaignDep, NowDep, SessionDep, SettingsDep, user_of
 from app.web.problems import PROBLEM_RESPONSES
 from app.web.uploads import save_uploads
 
@@ -44,7 +44,7 @@ class ImportRecordOut(BaseModel):
 
 @router.post("/campaigns/{campaign_id:id}/imports", response_model=ImportResult, status_code=201)
 async def post_import(
-    campaign_id: int, _campaign: CampaignDep, session: SessionDep, settings: SettingsDep, now: NowDep,
+    request: Request, campaign_id: int, _campaign: CampaignDep, session: SessionDep, settings: SettingsDep, now: NowDep,
     files: Annotated[list[UploadFile], File(description="benchmark results or profiles; the format is read")],
     regime: Annotated[str | None, Form(description="the regime (benchmarks: default by concurrency)")] = None,
     step_ms: Annotated[float | None, Form(gt=0, description="profiles: the measured step time in ms")] = None,
@@ -74,7 +74,8 @@ async def post_import(
             response.status_code = 200
             return ImportResult(batch=None, dry_run=True, preview=asdict(preview), problems=problems)
         records = await run_in_threadpool(confirm_import, session, campaign_id, preview, now=now,
-                                          batch=secrets.token_hex(16), measured_at=measured_at, confirmed=confirm)
+                                          batch=secrets.token_hex(16), measured_at=measured_at, confirmed=confirm,
+                                          by=user_of(request))
         return ImportResult(batch=records[0].batch, dry_run=False, preview=asdict(preview), problems=[])
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -22,6 +22,11 @@ def get_session(request: Request) -> Iterator[Session]:
         yield session
 
 
+def user_of(request: Request) -> str:
+    """The logged-in user the request comes from ("" in single-user mode, when nobody is registered)."""
+    return str(request.scope.get("state", {}).get("user") or "")
+
+
 def get_app_settings(request: Request) -> Settings:
     return request.app.state.settings
 

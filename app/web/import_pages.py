@@ -20,7 +20,7 @@ from app.services.forms import Field, Form, raw_values
 from app.services.imports import Preview, confirm_import, import_options, imports_of, preview_import, undo_import
 from app.services.kernel_rules import RULE_FIELDS, rules_text, save_rules
 from app.views.formatting import kernel_name, measured, timestamp
-from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SettingsDep
+from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SettingsDep, user_of
 from app.web.pages import redirect
 from app.web.templating import form_page, path_for, render
 from app.web.uploads import CHUNK, remove_stale_uploads, save_uploads
@@ -236,7 +236,7 @@ async def confirm(request: Request, campaign_id: int, campaign: CampaignDep,
     try:
         values = parse_form(ImportConfirmForm, data)
         await run_in_threadpool(confirm_import, session, campaign_id, preview, now=now, batch=token,
-                                measured_at=values.measured_at, confirmed=values.confirm)
+                                measured_at=values.measured_at, confirmed=values.confirm, by=user_of(request))
     except FormInvalid as exc:
         confirm_form = Form(CONFIRM_FIELDS, raw, exc.errors, confirmable=exc.confirmable)
         return _page(request, session, campaign, Form(fields, dict(IMPORT_DEFAULTS)), preview=preview, token=token,

@@ -29,7 +29,7 @@ from app.services.plan import Plan, plan_of, record_for
 from app.views.formatting import measured, timestamp
 from app.views.history import history_row, history_view
 from app.views.plan import plan_view
-from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep
+from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, user_of
 from app.web.fragments import changed_parts, plan_parts
 from app.web.templating import form_page, path_for, render
 
@@ -125,6 +125,7 @@ async def add_measurement(request: Request, campaign_id: int, _campaign: Campaig
     try:
         measurement = record_measurement(session, campaign_id, parse_measurement_form(data, now=now), now=now,
                                          idempotency_key=idempotency_key(data.get("idempotency_key")),
+                                         by=user_of(request),
                                          rows=loaded.rows)
     except FormInvalid as exc:
         fields = _measure_fields(loaded)

@@ -104,3 +104,12 @@ def test_a_refused_change_comes_back_to_its_page_after_the_login(client, app, cl
     refused = client.post(edit, data={"name": "x"}, headers={"Referer": f"http://testserver{edit}"},
                           follow_redirects=False)
     assert refused.headers["location"] == "/login?next=" + edit.replace("/", "%2F")
+
+
+def test_the_history_says_who_recorded_each_measurement(client, app, clock, demo_id):
+    register(app, clock)
+    client.post("/login", data={"name": "ana", "password": "correct horse battery"})
+    saved = client.post(f"/api/campaigns/{demo_id}/measurements", json=BODY)
+    assert saved.status_code == 201 and saved.json()["recorded_by"] == "ana"
+    history = client.get(f"/campaigns/{demo_id}/regimes/1").text
+    assert f'data-measurement="{saved.json()["id"]}"' in history and "by ana" in history
