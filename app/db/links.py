@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import Session, SQLModel, col, select
 
-from app.db.tables import Campaign, EffectRegime, ImportRecord, KernelRule, Prerequisite, Submission
+from app.db.tables import Campaign, ChangeLog, EffectRegime, ImportRecord, KernelRule, Prerequisite, Submission
 
 
 def find_by(session: Session, *, table: type[SQLModel], campaign_id: int, column: str, value: object) -> list:
@@ -74,4 +74,11 @@ def imports_of_batch(session: Session, *, campaign_id: int, batch: str) -> list[
 def imports_of(session: Session, *, campaign_id: int) -> list[ImportRecord]:
     query = (select(ImportRecord).where(ImportRecord.campaign_id == campaign_id)
              .order_by(col(ImportRecord.imported_at).desc(), col(ImportRecord.id)))
+    return list(session.exec(query).all())
+
+
+def changes_of(session: Session, *, campaign_id: int, limit: int = 200) -> list[ChangeLog]:
+    """The campaign's newest edits first."""
+    query = (select(ChangeLog).where(ChangeLog.campaign_id == campaign_id)
+             .order_by(col(ChangeLog.at).desc(), col(ChangeLog.id).desc()).limit(limit))
     return list(session.exec(query).all())

@@ -393,3 +393,18 @@ class AppSecret(SQLModel, table=True):
 
     id: int = Field(primary_key=True)
     value: str = Field(max_length=100)
+
+
+class ChangeLog(SQLModel, table=True):
+    """One saved edit of a campaign's rows: when, by whom (blank in single-user mode), what."""
+
+    __tablename__ = "change_log"
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
+    at: datetime
+    by: str = Field(default="", max_length=100)
+    kind: str = Field(max_length=20)  # regimes, tiers, interventions, effects, gates, campaign, specs
+    row_id: int
+    action: str = Field(max_length=20)  # created, updated, deleted
+    label: str = Field(default="", max_length=200)  # "intervention A1"

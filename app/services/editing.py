@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from sqlmodel import Session, SQLModel
 
 from app.db import links, repo
-from app.db.tables import Campaign, Gate, Intervention, Regime, Tier, pk
+from app.db.tables import Campaign, ChangeLog, Gate, Intervention, Regime, Tier, pk
 from app.models import plan_rows as m
 from app.models.fields import Options, check_options, form_fields, parse_form, plain_values, validated
 from app.planning.model import PlanningError, Status, ThreePoint
@@ -68,23 +68,24 @@ def load_row(session: Session, editor: Editor, campaign_id: int, row_id: int) ->
 
 
 def save_form(session: Session, editor: Editor, campaign_id: int, row: Any, data: Mapping[str, Any], *,
-              now: datetime) -> Any:
+              now: datetime, by: str = "") -> Any:
     """Create (row None) or update the row from a submitted form; commits once. The form's hidden `version`
     is the version it was opened at: Stale if the row was saved since."""
     values = parse_form(editor.create, data)
-    return save(session, editor, campaign_id, row, values, now=now, seen_version=version_of(data.get("version")))
+    return save(session, editor, campaign_id, row, values, now=now, seen_version=version_of(data.get("version")),
+                by=by)
 
 
 def save_changes(session: Session, editor: Editor, campaign_id: int, row: Any, changes: BaseModel, *,
-                 now: datetime, seen_version: int | None = None) -> Any:
+                 now: datetime, seen_version: int | None = None, by: str = "") -> Any:
     """Apply an XUpdate (the fields it sets) to the row; commits once."""
     merged = editor.values_of(session, row) | changes.model_dump(exclude_unset=True)
     values = validated(editor.create, merged)
-    return save(session, editor, campaign_id, row, values, now=now, seen_version=seen_version)
+    return save(session, editor, campaign_id, row, values, now=now, seen_version=seen_version, by=by)
 
 
 def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: BaseModel, *, now: datetime,
-         seen_version: int | None = None) -> Any:
+         seen_version: int | None = None, by: str = "") -> Any:
     """Store checked values on the row (None: a new row); commits once, or FormInvalid and nothing written.
 
     Saving over a row moves its version, compare-and-set: Stale, and nothing written, when it is no longer at
@@ -97,9 +98,19 @@ def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: B
         session.rollback()
         raise FormInvalid(errors)
     session.add(stored)
+    session.flush()
+    log_change(session, campaign_id or stored.id, editor, stored, "created" if row is None else "updated", now, by)
     session.commit()
     session.refresh(stored)
     return stored
+
+
+def log_change(session: Session, campaign_id: int, editor: Editor, row: Any, action: str, now: datetime,
+               by: str) -> None:
+    """Note the edit in the campaign's change log, in the edit's own transaction."""
+    name = getattr(row, "key", None) or getattr(row, "name", None) or f"#{row.id}"
+    session.add(ChangeLog(campaign_id=campaign_id, at=now, by=by, kind=editor.kind, row_id=row.id, action=action,
+                          label=f"{editor.noun} {name}"[:200]))
 
 
 def claim(session: Session, table: Any, row: Any, noun: str, seen_version: int | None) -> None:
@@ -112,11 +123,15 @@ def claim(session: Session, table: Any, row: Any, noun: str, seen_version: int |
     row.version = seen + 1
 
 
-def delete(session: Session, editor: Editor, campaign_id: int, row_id: int) -> None:
+def delete(session: Session, editor: Editor, campaign_id: int, row_id: int, *, now: datetime | None = None,
+           by: str = "") -> None:
     """Delete the row and, through ON DELETE CASCADE, what hangs on it; one commit."""
     if not editor.deletable:
         raise NotFound(f"{editor.noun} rows cannot be deleted")
-    session.delete(load_row(session, editor, campaign_id, row_id))
+    row = load_row(session, editor, campaign_id, row_id)
+    if editor is not CAMPAIGN_EDITOR and now is not None:  # a deleted campaign takes its log with it
+        log_change(session, campaign_id, editor, row, "deleted", now, by)
+    session.delete(row)
     session.commit()
 
 

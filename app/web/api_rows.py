@@ -3,7 +3,7 @@ forms. (No `from __future__ import annotations`: FastAPI reads the generated han
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Header, Response
+from fastapi import APIRouter, Body, Header, Request, Response
 from pydantic import BaseModel
 
 from app.db import repo
@@ -20,7 +20,7 @@ from app.services.editors import CAMPAIGN_EDITOR, ROW_EDITORS, rows_of
 from app.services.errors import NotFound
 from app.services.forms import version_of
 from app.services.records import profile_public
-from app.web.deps import CampaignDep, NowDep, SessionDep
+from app.web.deps import CampaignDep, NowDep, SessionDep, user_of
 from app.web.problems import PROBLEM_RESPONSES, STALE_RESPONSES
 
 router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
@@ -50,12 +50,12 @@ def read_campaign(campaign: CampaignDep, session: SessionDep, response: Response
 
 @router.patch("/campaigns/{campaign_id:id}", response_model=CampaignPublic, tags=["campaigns"],
               responses=STALE_RESPONSES)
-def update_campaign(campaign_id: int, campaign: CampaignDep, body: CampaignUpdate,  # type: ignore[valid-type]
+def update_campaign(request: Request, campaign_id: int, campaign: CampaignDep, body: CampaignUpdate,  # type: ignore[valid-type]
                     session: SessionDep, now: NowDep, response: Response, if_match: IfMatch = None):
     """Change some of the campaign's fields; those left out keep their values. Send the ETag a read gave as
     If-Match: a campaign saved since answers 412."""
     saved = editing.save_changes(session, CAMPAIGN_EDITOR, campaign_id, campaign, body, now=now,
-                                 seen_version=version_of(if_match))
+                                 seen_version=version_of(if_match), by=user_of(request))
     response.headers["ETag"] = etag_of(saved)
     return CAMPAIGN_EDITOR.public_of(session, saved)
 
@@ -77,24 +77,26 @@ def _add_routes(editor: Editor) -> None:
     def list_rows(campaign_id: int, _campaign: CampaignDep, session: SessionDep) -> Any:
         return [editor.public_of(session, row) for row in rows_of(session, editor, campaign_id)]
 
-    def create_row(campaign_id: int, _campaign: CampaignDep, body: Annotated[create_model, Body()], session: SessionDep,  # type: ignore[valid-type]
-                   now: NowDep) -> Any:
-        return editor.public_of(session, editing.save(session, editor, campaign_id, None, body, now=now))
+    def create_row(request: Request, campaign_id: int, _campaign: CampaignDep,
+                   body: Annotated[create_model, Body()], session: SessionDep, now: NowDep) -> Any:  # type: ignore[valid-type]
+        return editor.public_of(session, editing.save(session, editor, campaign_id, None, body, now=now,
+                                                      by=user_of(request)))
 
     def read_row(campaign_id: int, row_id: int, session: SessionDep, response: Response) -> Any:
         row = editing.load_row(session, editor, campaign_id, row_id)
         response.headers["ETag"] = etag_of(row)
         return editor.public_of(session, row)
 
-    def update_row(campaign_id: int, row_id: int, body: Annotated[update_model, Body()],  # type: ignore[valid-type]
+    def update_row(request: Request, campaign_id: int, row_id: int, body: Annotated[update_model, Body()],  # type: ignore[valid-type]
                    session: SessionDep, now: NowDep, response: Response, if_match: IfMatch = None) -> Any:
         row = editing.load_row(session, editor, campaign_id, row_id)
-        saved = editing.save_changes(session, editor, campaign_id, row, body, now=now, seen_version=version_of(if_match))
+        saved = editing.save_changes(session, editor, campaign_id, row, body, now=now, seen_version=version_of(if_match),
+                                     by=user_of(request))
         response.headers["ETag"] = etag_of(saved)
         return editor.public_of(session, saved)
 
-    def delete_row(campaign_id: int, row_id: int, session: SessionDep) -> Response:
-        editing.delete(session, editor, campaign_id, row_id)
+    def delete_row(request: Request, campaign_id: int, row_id: int, session: SessionDep, now: NowDep) -> Response:
+        editing.delete(session, editor, campaign_id, row_id, now=now, by=user_of(request))
         return Response(status_code=204)
 
     router.add_api_route(base, list_rows, methods=["GET"], response_model=list[public_model],  # type: ignore[valid-type]

@@ -11,7 +11,7 @@ from app.services.editing_effects import PROFILE_FIELDS, profile_initial, save_p
 from app.services.editors import EDITORS
 from app.services.errors import FormInvalid, NotFound, Stale
 from app.services.forms import Form
-from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep
+from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, user_of
 from app.web.pages import redirect
 from app.web.templating import form_page, path_for
 
@@ -74,11 +74,12 @@ async def update(request: Request, campaign_id: int, campaign: CampaignDep,
 
 
 @router.post("/campaigns/{campaign_id:id}/{kind}/{row_id:id}/delete", name="delete_row")
-def delete(request: Request, campaign_id: int, kind: str, row_id: int, session: SessionDep, htmx: IsHtmx):
+def delete(request: Request, campaign_id: int, kind: str, row_id: int, session: SessionDep, htmx: IsHtmx,
+           now: NowDep):
     editor = _editor(kind)
     if kind not in DELETABLE:
         raise NotFound(f"{editor.noun} rows cannot be deleted here")
-    editing.delete(session, editor, campaign_id, row_id)
+    editing.delete(session, editor, campaign_id, row_id, now=now, by=user_of(request))
     return redirect(path_for(request.app, "plan", campaign_id=campaign_id), htmx)
 
 
@@ -91,7 +92,7 @@ def _delete_url(request: Request, campaign_id: int, kind: str, row_id: int) -> s
 async def _submit(request, session, campaign, editor: Editor, row, title: str, htmx: bool, now, delete_url: str = ""):
     data = await request.form()
     try:
-        save_form(session, editor, campaign.id, row, data, now=now)
+        save_form(session, editor, campaign.id, row, data, now=now, by=user_of(request))
     except FormInvalid as exc:
         fields = editor.fields(session, campaign.id)
         form = Form.rejected(fields, data, exc)

@@ -8,6 +8,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.db import repo
 from app.db.engine import new_session
+from app.db.links import changes_of
 from app.db.revision import current_revision
 from app.db.tables import Campaign, pk
 from app.exporters.markdown import render_roadmap
@@ -202,6 +203,15 @@ async def retract(request: Request, campaign_id: int, campaign: CampaignDep, mea
         return _retract_page(request, session, campaign, measurement, form, htmx, 422)
     return redirect(path_for(request.app, "regime", campaign_id=campaign_id, regime_id=measurement.regime_id) + "#history",
                     htmx)
+
+
+@router.get("/campaigns/{campaign_id:id}/changes", name="changes")
+def changes_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
+    """The campaign's edits, newest first: when, who, what (measurements are in each regime's history)."""
+    rows = [{"at": timestamp(c.at), "by": c.by or "—", "what": f"{c.action} {c.label}", "kind": c.kind,
+             "row_id": c.row_id, "live": c.action != "deleted" and c.kind != "campaign"}
+            for c in changes_of(session, campaign_id=campaign_id)]
+    return render(request, "changes.html", {"campaign": campaign, "changes": rows})
 
 
 @router.get("/campaigns/{campaign_id:id}/roadmap.md", name="roadmap")

@@ -1,5 +1,6 @@
 """Once a user exists, changing anything needs a login (pages) or a token (API); with none, nothing changes."""
 
+import re
 import subprocess
 import sys
 
@@ -113,3 +114,16 @@ def test_the_history_says_who_recorded_each_measurement(client, app, clock, demo
     assert saved.status_code == 201 and saved.json()["recorded_by"] == "ana"
     history = client.get(f"/campaigns/{demo_id}/regimes/1").text
     assert f'data-measurement="{saved.json()["id"]}"' in history and "by ana" in history
+
+
+def test_the_changes_page_says_who_saved_each_edit(client, app, clock, demo_id):
+    register(app, clock)
+    client.post("/login", data={"name": "ana", "password": "correct horse battery"})
+    assert client.patch(f"/api/campaigns/{demo_id}/regimes/1", json={"target_tok_s": 1200}).status_code == 200
+    assert client.delete(f"/api/campaigns/{demo_id}/gates/1").status_code == 204
+    created = client.post(f"/api/campaigns/{demo_id}/tiers", json={"key": "D", "name": "later", "position": 4})
+    assert created.status_code == 201
+    page = client.get(f"/campaigns/{demo_id}/changes")
+    assert page.status_code == 200
+    rows = re.findall(r"<tr><td class=\"nowrap\">[^<]*</td><td>([^<]*)</td>\s*<td>(?:<a [^>]*>)?([^<]*)", page.text)
+    assert rows[:3] == [("ana", "created tier D"), ("ana", "deleted gate #1"), ("ana", "updated regime batch 1")]
