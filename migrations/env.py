@@ -9,7 +9,8 @@ after it (the pragma cannot change inside a transaction).
 from alembic import context
 from sqlmodel import SQLModel
 
-import app.db.tables  # noqa: F401  (registers the tables on SQLModel.metadata)
+import app.db.account_tables
+import app.db.tables  # noqa: F401
 from app.config import get_settings
 from app.db.engine import make_engine
 

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from sqlmodel import Session, col, func, select
 
-from app.db.tables import ApiToken, AppSecret, LoginFailure, User
+from app.db.account_tables import ApiToken, AppSecret, LoginFailure, User
 
 
 def any_user(session: Session) -> bool:

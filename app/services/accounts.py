@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from app.db import accounts
-from app.db.tables import ApiToken, AppSecret, LoginFailure, User
+from app.db.account_tables import ApiToken, AppSecret, LoginFailure, User
 from app.services.errors import FormInvalid, NotFound
 
 HASHER = PasswordHasher()

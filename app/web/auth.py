@@ -16,8 +16,8 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.db import accounts
+from app.db.account_tables import User
 from app.db.engine import new_session
-from app.db.tables import User
 from app.models.fields import form_fields, parse_form
 from app.models.measurements import LoginForm
 from app.services.accounts import TooManyFailures, log_in, signing_secret, user_of_token
