@@ -65,4 +65,5 @@ function fillIdempotencyKeys(root) {
   });
 }
 document.addEventListener("DOMContentLoaded", function () { fillIdempotencyKeys(document); });
-document.addEventListener("htmx:afterSettle", function () { fillIdempotencyKeys(document); });
+// afterSwap, not afterSettle: the key is in place in the same task that inserts the form, never a moment later.
+document.addEventListener("htmx:afterSwap", function () { fillIdempotencyKeys(document); });
