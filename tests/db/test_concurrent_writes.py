@@ -35,6 +35,18 @@ def count_notes(url: str, prefix: str) -> int:
     return int(value or 0)
 
 
+def acked_notes(url: str) -> set[str]:
+    """The notes of the stored "acked" measurements; on SQLite after `PRAGMA integrity_check` says ok."""
+    if url.startswith("sqlite"):
+        with sqlite3.connect(url.removeprefix("sqlite:///")) as connection:
+            assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    engine = create_engine(url)
+    with engine.connect() as connection:
+        notes = {note for (note,) in connection.execute(text("SELECT note FROM measurement WHERE note LIKE 'acked %'"))}
+    engine.dispose()
+    return notes
+
+
 def test_concurrent_writers_all_store_and_none_fails(database_url, tmp_path):
     process, base = start(database_url, tmp_path / "server.log")
     statuses: list[int] = []
@@ -57,8 +69,8 @@ def test_concurrent_writers_all_store_and_none_fails(database_url, tmp_path):
     assert count_notes(database_url, "writer ") == WRITERS * EACH
 
 
-def test_a_server_killed_mid_stream_keeps_every_acknowledged_write(sqlite_url, tmp_path):
-    process, base = start(sqlite_url, tmp_path / "server.log")
+def test_a_server_killed_mid_stream_keeps_every_acknowledged_write(database_url, tmp_path):
+    process, base = start(database_url, tmp_path / "server.log")
     acknowledged: list[int] = []
     stop = threading.Event()
 
@@ -84,13 +96,10 @@ def test_a_server_killed_mid_stream_keeps_every_acknowledged_write(sqlite_url, t
     stop.set()
     for t in threads:
         t.join()
-    path = sqlite_url.removeprefix("sqlite:///")
-    with sqlite3.connect(path) as connection:
-        assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-        stored = {note for (note,) in connection.execute("SELECT note FROM measurement WHERE note LIKE 'acked %'")}
+    stored = acked_notes(database_url)
     missing = [a for a in acknowledged if f"acked {a // 100_000}-{a % 100_000}" not in stored]
     assert len(acknowledged) >= 150 and missing == []
-    restarted, base = start(sqlite_url, tmp_path / "server.log")  # and it starts again on that file
+    restarted, base = start(database_url, tmp_path / "server.log")  # and it starts again on that file
     try:
         assert urllib.request.urlopen(base + "/campaigns/1", timeout=30).status == 200
     finally:
