@@ -22,6 +22,8 @@ class Settings(BaseSettings):
     upload_dir: Path = Field(default_factory=lambda: Path.cwd() / "var" / "uploads")
     max_upload_mb: int = 2048  # per upload, all files together
     inline_parse_mb: int = 16  # larger uploads are parsed in the background, with progress
+    parse_cpu_s: int = 300  # an upload's parse (in its own process) stops past this CPU time, or twice it in wall time
+    parse_memory_mb: int = 4096  # ... or past this much memory (address space)
     login_to_read: bool = False  # once users exist, reading needs a login too (changing always does)
 
 

@@ -10,7 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import DataError, IntegrityError, OperationalError
+from sqlalchemy.exc import DataError, IntegrityError, OperationalError, SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app import __version__
@@ -23,7 +23,7 @@ from app.web.auth import AuthMiddleware
 from app.web.deps import utc_now
 from app.web.security import SecurityMiddleware
 from app.web.templating import make_templates, render
-from app.web.uploads import remove_stale_uploads
+from app.web.uploads import clear_stale, remove_stale_uploads
 
 log = logging.getLogger("tierplan")
 
@@ -36,7 +36,11 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     async def lifespan(app: FastAPI):
         if settings.load_demo_on_empty:
             load_demo_if_empty(app.state.engine, clock())
-        removed = remove_stale_uploads(Path(settings.upload_dir))
+        try:
+            with app.state.engine.begin() as connection:
+                removed = clear_stale(connection, Path(settings.upload_dir))
+        except SQLAlchemyError:  # not migrated yet: no jobs to clear
+            removed = remove_stale_uploads(Path(settings.upload_dir))
         if removed:
             log.warning("removed %d abandoned upload(s) older than a day", len(removed))
         yield
@@ -59,7 +63,6 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     app.state.templates = make_templates(str(settings.templates_dir), app)
     app.state.clock = clock
     app.state.page_cache = {}  # rendered plan pages by ETag (app/web/pages.py)
-    app.state.import_jobs = {}  # token -> background parse of a large upload
     app.mount("/static", StaticFiles(directory=settings.static_dir), name="static")
     app.include_router(api.router)
     app.include_router(api_rows.router)
@@ -89,7 +92,6 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
 def load_demo_if_empty(engine, now) -> None:
     """First start: an empty (migrated) database gets the reference campaign, once however many servers start
     together (they take turns, and the later ones find it there)."""
-    from sqlalchemy.exc import SQLAlchemyError
 
     from app.db import repo
     from app.db.engine import new_session

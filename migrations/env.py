@@ -10,6 +10,7 @@ from alembic import context
 from sqlmodel import SQLModel
 
 import app.db.account_tables
+import app.db.job_tables
 import app.db.tables  # noqa: F401
 from app.config import get_settings
 from app.db.engine import make_engine

@@ -8,12 +8,15 @@ sglang/bench_serving.py and sglang/bench_one_batch.py.
 
 from __future__ import annotations
 
-import json
+import io
 import math
 import re
+from typing import BinaryIO
 
 from app.importers.errors import ImportFileError
+from app.importers.json_values import json_values
 from app.importers.records import BenchmarkRun
+from app.importers.trace_events import CountingReader
 
 LATENCY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|e2e_latency)_ms$")
 THROUGHPUT_KEYS = {
@@ -114,30 +117,12 @@ def run_from_one_batch(record: dict, where: str, file: str) -> BenchmarkRun:
                         _int_or_none(record.get("input_len")), _int_or_none(record.get("output_len")))
 
 
-def json_objects(text: str, file: str) -> list[tuple[object, int]]:
-    """Every JSON value in the text, one after another (as --append-result writes them), with its line."""
-    decoder = json.JSONDecoder()
-    values: list[tuple[object, int]] = []
-    index, line, counted_to = 0, 1, 0  # lines counted once, as the scan moves on (not from the start each value)
-    while True:
-        while index < len(text) and text[index].isspace():
-            index += 1
-        if index >= len(text):
-            return values
-        line += text.count("\n", counted_to, index)
-        counted_to = index
-        try:
-            value, index = decoder.raw_decode(text, index)
-        except json.JSONDecodeError as exc:
-            at = line + text.count("\n", counted_to, exc.pos)
-            raise ImportFileError(file, f"line {at}", f"invalid JSON ({exc.msg})") from None
-        values.append((value, line))
-
-
-def parse_results_json(text: str, file: str) -> list[BenchmarkRun]:
-    """vLLM or SGLang results: one object, several appended objects, JSONL, or a list (sweep summary)."""
+def parse_results_json(raw: BinaryIO | str, file: str, on_progress=None) -> list[BenchmarkRun]:
+    """vLLM or SGLang results: one object, several appended objects, JSONL, or a list (sweep summary); read as a
+    stream (app/importers/json_values.py), so per-request arrays cost no memory."""
+    stream = CountingReader(io.BytesIO(raw.encode("utf-8")) if isinstance(raw, str) else raw, on_progress)
     runs = []
-    for value, line in json_objects(text, file):
+    for value, line in json_values(stream, file):
         items = value if isinstance(value, list) else [value]
         if isinstance(value, dict) and isinstance(value.get("results"), list):
             items = value["results"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from app.db import links, repo
+from app.db import jobs, links, repo
 from app.db.mappers import to_core_profile
 from app.db.tables import ImportRecord, Measurement, MeasurementInclude, Profile, ProfileShare, Regime, pk
 from app.importers import detect as formats
@@ -139,7 +139,7 @@ def preview_import(
                               on_progress)
         preview = _profile_preview(rows, infos, draft)
     else:
-        preview = _measurement_preview(session, rows, infos, options, regimes, now)
+        preview = _measurement_preview(session, rows, infos, options, regimes, now, on_progress)
     preview.campaign_id = campaign_id
     return preview
 
@@ -155,15 +155,14 @@ def _mark_duplicates(session: Session, campaign_id: int, infos: list[FileInfo]) 
         seen.setdefault(info.sha256, info.name)
 
 
-def _measurement_preview(session, rows, infos, options: ImportOptions, regimes: list[Regime], now: datetime) -> Preview:
+def _measurement_preview(session, rows, infos, options: ImportOptions, regimes: list[Regime], now: datetime,
+                         on_progress=None) -> Preview:
     preview = Preview("measurements", infos, measurement_kind=options.kind)
     by_concurrency = {r.concurrency: r.name for r in regimes}
     interventions = rows.interventions
     runs: list[BenchmarkRun] = []
     for info in infos:
-        text = read_text(info)
-        parsed = parse_console(text, info.name) if info.format == formats.CONSOLE else parse_results_json(text, info.name)
-        for run in parsed:
+        for run in _runs(info, on_progress):
             runs.append(run)
             regime = options.regime or (by_concurrency.get(run.concurrency) if run.concurrency is not None else None)
             if regime is None:
@@ -196,6 +195,13 @@ def _measurement_preview(session, rows, infos, options: ImportOptions, regimes: 
                 line = f"{row.where}, {row.metric} {row.value:g}: {problem.message}"
                 (preview.flagged if problem.confirmable else preview.problems).append(line)
     return preview
+
+
+def _runs(info: FileInfo, on_progress) -> list[BenchmarkRun]:
+    if info.format == formats.CONSOLE:
+        return parse_console(read_text(info), info.name)
+    with open(info.path, "rb") as handle:
+        return parse_results_json(handle, info.name, on_progress)
 
 
 def _rows(run: BenchmarkRun, regime: str, info: FileInfo, measured_at: datetime | None,
@@ -269,13 +275,14 @@ def import_problems(preview: Preview, *, measured_at: datetime | None, confirmed
 
 def confirm_import(
     session: Session, campaign_id: int, preview: Preview, *, now: datetime, batch: str,
-    measured_at: datetime | None = None, confirmed: bool = False, by: str = "",
+    measured_at: datetime | None = None, confirmed: bool = False, by: str = "", job_token: str = "",
 ) -> list[ImportRecord]:
     """Write the previewed import in one transaction; refuses duplicates, unresolved rows and unconfirmed warnings.
 
     Confirming the same batch again (a retried or doubled submit) writes nothing and returns what the first wrote.
     Whether a file is already imported is asked again here, under the campaign's lock: two previews of one file
-    confirmed one after the other, or at once, store it once."""
+    confirmed one after the other, or at once, store it once. `job_token`: the import job whose preview this is,
+    marked imported in the same transaction."""
     if preview.campaign_id and preview.campaign_id != campaign_id:
         raise NotFound("this upload was previewed for another campaign")
     links.lock_campaign(session, campaign_id=campaign_id)
@@ -304,6 +311,8 @@ def confirm_import(
             _write_measurements(session, campaign_id, preview, records, regimes, confirmations, by)
         else:
             _write_profile(session, preview, records[0], regimes, now)
+        if job_token:
+            jobs.mark_imported(session.connection(), token=job_token)
         session.commit()
     except Exception:
         session.rollback()

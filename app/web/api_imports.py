@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 import shutil
 from dataclasses import asdict
@@ -13,11 +14,12 @@ from fastapi import APIRouter, File, Form, Request, Response, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
-from app.importers.errors import ImportFileError
+from app.db import jobs
 from app.models.measurements import ImportOptionsForm
 from app.planning.model import MeasurementKind
 from app.services.errors import FormInvalid
-from app.services.imports import confirm_import, import_options, import_problems, imports_of, preview_import, undo_import
+from app.services.imports import Preview, confirm_import, import_options, import_problems, imports_of, undo_import
+from app.services.parse_jobs import ParseLimits, ParseRequest, submit
 from app.web.deps import CampaignDep, NowDep, SessionDep, SettingsDep, user_of
 from app.web.problems import PROBLEM_RESPONSES
 from app.web.uploads import save_uploads
@@ -58,17 +60,22 @@ async def post_import(
     response: Response = None,  # type: ignore[assignment]
 ) -> ImportResult:
     """Import benchmark results or a profile in one transaction, or preview it (`dry_run`)."""
-    folder = Path(settings.upload_dir) / f"api-{secrets.token_hex(16)}"
+    token = secrets.token_hex(16)
+    folder = Path(settings.upload_dir) / token
     try:
         saved = await save_uploads(files, folder, settings.max_upload_mb * 1024 * 1024)
         keys = [k.strip() for k in includes.split(",") if k.strip()] if includes is not None else None
         options = import_options(ImportOptionsForm(regime=regime, step_ms=step_ms, steps=steps, kind=kind,
                                                    includes=keys, measured_at=measured_at,
                                                    exclude_passes=exclude_passes))
-        try:
-            preview = await run_in_threadpool(preview_import, session, campaign_id, saved, options, now=now)
-        except ImportFileError as exc:
-            raise FormInvalid({"files": str(exc)}) from None
+        if not saved:
+            raise FormInvalid({"files": "choose at least one file"})
+        parse = ParseRequest(settings.database_url, token, campaign_id, saved, options, now, ParseLimits.of(settings))
+        await run_in_threadpool(submit(session, request.app.state.engine, parse, folder, {}).wait)
+        job = jobs.job_of(session.connection(), token=token)
+        if job is None or job.state != "done" or job.preview is None:
+            raise FormInvalid(json.loads(job.errors) if job is not None else {"files": "the upload was cancelled"})
+        preview = Preview.from_json(job.preview)
         problems = import_problems(preview, measured_at=measured_at, confirmed=confirm)
         if dry_run:
             response.status_code = 200
@@ -78,6 +85,8 @@ async def post_import(
                                           by=user_of(request))
         return ImportResult(batch=records[0].batch, dry_run=False, preview=asdict(preview), problems=[])
     finally:
+        jobs.remove(session.connection(), token=token)  # the API keeps no preview: a dry run is answered
+        session.commit()
         shutil.rmtree(folder, ignore_errors=True)
 
 

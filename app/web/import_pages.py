@@ -2,28 +2,29 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 import shutil
-import threading
-from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 
-from app.db import repo
-from app.importers.errors import ImportFileError
+from app.db import jobs, repo
+from app.db.job_tables import ImportJob
 from app.models.fields import check_options, form_fields, parse_form
 from app.models.measurements import ImportConfirmForm, ImportOptionsForm, KernelRulesForm
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Field, Form, raw_values
-from app.services.imports import Preview, confirm_import, import_options, imports_of, preview_import, undo_import
+from app.services.imports import Preview, confirm_import, import_options, imports_of, undo_import
 from app.services.kernel_rules import RULE_FIELDS, rules_text, save_rules
+from app.services.parse_jobs import ParseLimits, ParseRequest, give_up_if_silent, submit
 from app.views.formatting import kernel_name, measured, timestamp
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SettingsDep, user_of
 from app.web.pages import redirect
 from app.web.templating import form_page, path_for, render
-from app.web.uploads import CHUNK, remove_stale_uploads, save_uploads
+from app.web.uploads import CHUNK, clear_stale, save_uploads
 
 router = APIRouter(include_in_schema=False)
 
@@ -117,7 +118,7 @@ async def upload(request: Request, campaign_id: int, campaign: CampaignDep,
         return _page(request, session, campaign, form, htmx=htmx, status=413)
     data = await request.form(max_files=64)
     raw = raw_values(fields, data)
-    remove_stale_uploads(Path(settings.upload_dir))
+    clear_stale(session.connection(), Path(settings.upload_dir))
     token = secrets.token_hex(16)
     folder = Path(settings.upload_dir) / token
     try:
@@ -129,114 +130,84 @@ async def upload(request: Request, campaign_id: int, campaign: CampaignDep,
             pasted = folder / "pasted-summary.txt"
             pasted.write_text(values.pasted, encoding="utf-8")
             files.append(("pasted summary block", pasted))
+        if not files:
+            raise FormInvalid({"files": "choose at least one file, or paste a summary block"})
         options = import_options(values)
-        total = sum(path.stat().st_size for _, path in files)
-        if total > settings.inline_parse_mb * 1024 * 1024:
-            job = _start_job(request.app, token, campaign_id, files, options, now, total, raw)
-            return _parsing_page(request, campaign, job, htmx)
-        preview = await run_in_threadpool(preview_import, session, campaign_id, files, options, now=now)
-    except (FormInvalid, ImportFileError) as exc:
+    except FormInvalid as exc:
         shutil.rmtree(folder, ignore_errors=True)
-        errors = exc.errors if isinstance(exc, FormInvalid) else {"files": str(exc)}
-        status = 413 if "larger than" in errors.get("files", "") else 422
-        return _page(request, session, campaign, Form(fields, raw, errors), htmx=htmx, status=status)
-    (folder / "preview.json").write_text(preview.to_json(), encoding="utf-8")
-    return _page(request, session, campaign, Form(fields, raw), preview=preview, token=token, htmx=htmx)
+        status = 413 if "larger than" in exc.errors.get("files", "") else 422
+        return _page(request, session, campaign, Form(fields, raw, exc.errors), htmx=htmx, status=status)
+    parse = ParseRequest(settings.database_url, token, campaign_id, files, options, now, ParseLimits.of(settings))
+    handle = submit(session, request.app.state.engine, parse, folder, raw)
+    if sum(path.stat().st_size for _, path in files) > settings.inline_parse_mb * 1024 * 1024:
+        return _parsing_page(request, campaign, _job(session, campaign_id, token), htmx)
+    await run_in_threadpool(handle.wait)
+    return _parsed(request, session, campaign, _job(session, campaign_id, token), htmx)
 
 
-@dataclass
-class ParseJob:
-    """A large upload being parsed in the background; the page polls it."""
-
-    token: str
-    total_bytes: int
-    raw: dict
-    read_bytes: int = 0
-    state: str = "parsing"  # parsing, done, failed
-    errors: dict = field(default_factory=dict)
-
-    @property
-    def percent(self) -> int:
-        return min(99, self.read_bytes * 100 // max(self.total_bytes, 1))
-
-    @property
-    def progress_text(self) -> str:
-        """"42% of 216,000,000 bytes read"."""
-        return f"{self.percent}% of {self.total_bytes:,} bytes read"
-
-
-def _start_job(app, token, campaign_id, files, options, now, total, raw) -> ParseJob:
-    from app.db.engine import new_session
-
-    job = ParseJob(token, total, raw)
-    app.state.import_jobs[token] = job
-    folder = Path(app.state.settings.upload_dir) / token
-
-    def progress(n_bytes: int) -> None:
-        job.read_bytes += n_bytes
-
-    def work() -> None:
-        try:
-            with new_session(app.state.engine) as session:
-                preview = preview_import(session, campaign_id, files, options, now=now, on_progress=progress)
-            (folder / "preview.json").write_text(preview.to_json(), encoding="utf-8")
-            job.state = "done"
-        except (FormInvalid, ImportFileError) as exc:
-            job.errors = exc.errors if isinstance(exc, FormInvalid) else {"files": str(exc)}
-            job.state = "failed"
-            shutil.rmtree(folder, ignore_errors=True)
-        except Exception:
-            job.errors = {"files": "the server could not parse these files; nothing was imported"}
-            job.state = "failed"
-            shutil.rmtree(folder, ignore_errors=True)
-
-    threading.Thread(target=work, name=f"import-{token[:8]}", daemon=True).start()
+def _job(session, campaign_id: int, token: str) -> ImportJob:
+    job = jobs.job_of(session.connection(), token=token) if token.isalnum() else None
+    if job is None:
+        raise NotFound("no such upload: it expired or was cancelled; upload the files again")
+    if job.campaign_id != campaign_id:
+        raise NotFound("this upload was previewed for another campaign")
     return job
 
 
-def _parsing_page(request, campaign, job: ParseJob, htmx: bool):
-    context = {"campaign": campaign, "job": job}
+def _parsed(request, session, campaign, job: ImportJob, htmx: bool):
+    """The page for a job whose parse ended: its preview, or its errors at their fields (and the job is gone)."""
+    fields = _fields(session, campaign.id)
+    raw = json.loads(job.form)
+    if job.state == "failed":
+        jobs.remove(session.connection(), token=job.token)
+        session.commit()
+        errors = json.loads(job.errors)
+        status = 413 if "larger than" in errors.get("files", "") else 422
+        return _page(request, session, campaign, Form(fields, raw, errors), htmx=htmx, status=status)
+    if job.state != "done" or job.preview is None:
+        raise NotFound("this upload was cancelled or already imported: upload the files again")
+    return _page(request, session, campaign, Form(fields, raw), preview=Preview.from_json(job.preview),
+                 token=job.token, htmx=htmx)
+
+
+def _parsing_page(request, campaign, job: ImportJob, htmx: bool):
+    percent = min(99, job.read_bytes * 100 // max(job.total_bytes, 1))
+    context = {"campaign": campaign, "token": job.token, "percent": percent,
+               "progress": f"{percent}% of {job.total_bytes:,} bytes read"}
     return render(request, "import_parsing.html", context, block="import_body" if htmx else None)
 
 
 @router.get("/campaigns/{campaign_id:id}/import/{token}/status", name="import_status")
 def parse_status(request: Request, campaign_id: int, campaign: CampaignDep,
                  token: str, session: SessionDep, settings: SettingsDep,
-                 htmx: IsHtmx):
-    job = request.app.state.import_jobs.get(token)
-    if job is None:
-        raise NotFound("no such upload being parsed")
+                 htmx: IsHtmx, now: NowDep):
+    job = _job(session, campaign_id, token)
+    if give_up_if_silent(session.connection(), job, ParseLimits.of(settings), datetime.now(UTC)):
+        session.commit()
+        job = _job(session, campaign_id, token)
     if job.state == "parsing":
         return _parsing_page(request, campaign, job, htmx)
-    fields = _fields(session, campaign_id)
-    request.app.state.import_jobs.pop(token, None)
-    if job.state == "failed":
-        return _page(request, session, campaign, Form(fields, job.raw, job.errors), htmx=htmx, status=422)
-    preview = _load_preview(settings, token)
-    return _page(request, session, campaign, Form(fields, job.raw), preview=preview, token=token, htmx=htmx)
-
-
-def _load_preview(settings, token: str) -> Preview:
-    if not token.isalnum():
-        raise NotFound("no such upload")
-    path = Path(settings.upload_dir) / token / "preview.json"
-    if not path.exists():
-        raise NotFound("this upload has expired or was already imported: upload the files again")
-    return Preview.from_json(path.read_text(encoding="utf-8"))
+    return _parsed(request, session, campaign, job, htmx)
 
 
 @router.post("/campaigns/{campaign_id:id}/import/{token}/confirm", name="confirm_import")
 async def confirm(request: Request, campaign_id: int, campaign: CampaignDep,
                   token: str, session: SessionDep, settings: SettingsDep,
                   htmx: IsHtmx, now: NowDep):
-    preview = _load_preview(settings, token)
+    job = _job(session, campaign_id, token)
+    if job.state == "imported":  # a confirm sent again: the first one stored it
+        return redirect(path_for(request.app, "plan", campaign_id=campaign_id), htmx)
+    if job.state != "done" or job.preview is None:
+        raise NotFound("this upload is not ready to import (still parsing, cancelled or failed)")
+    preview = Preview.from_json(job.preview)
     fields = _fields(session, campaign_id)
     data = await request.form()
     raw = raw_values(CONFIRM_FIELDS, data)
     try:
         values = parse_form(ImportConfirmForm, data)
         await run_in_threadpool(confirm_import, session, campaign_id, preview, now=now, batch=token,
-                                measured_at=values.measured_at, confirmed=values.confirm, by=user_of(request))
+                                measured_at=values.measured_at, confirmed=values.confirm, by=user_of(request),
+                                job_token=token)
     except FormInvalid as exc:
         confirm_form = Form(CONFIRM_FIELDS, raw, exc.errors, confirmable=exc.confirmable)
         return _page(request, session, campaign, Form(fields, dict(IMPORT_DEFAULTS)), preview=preview, token=token,
@@ -246,9 +217,15 @@ async def confirm(request: Request, campaign_id: int, campaign: CampaignDep,
 
 
 @router.post("/campaigns/{campaign_id:id}/import/{token}/cancel", name="cancel_import")
-def cancel(request: Request, campaign_id: int, token: str, settings: SettingsDep, htmx: IsHtmx):
+def cancel(request: Request, campaign_id: int, token: str, session: SessionDep, settings: SettingsDep,
+           htmx: IsHtmx):
+    """Cancel a parse under way (its process is stopped by whichever worker watches it) or a preview."""
     if token.isalnum():
-        shutil.rmtree(Path(settings.upload_dir) / token, ignore_errors=True)
+        job = jobs.job_of(session.connection(), token=token)
+        if job is not None and job.campaign_id == campaign_id:
+            jobs.cancel(session.connection(), token=token)
+            session.commit()
+            shutil.rmtree(Path(settings.upload_dir) / token, ignore_errors=True)
     return redirect(path_for(request.app, "import", campaign_id=campaign_id), htmx)
 
 

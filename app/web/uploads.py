@@ -5,11 +5,13 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Iterable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from starlette.datastructures import UploadFile
 
+from app.db import jobs
 from app.services.errors import FormInvalid
 
 CHUNK = 1 << 20
@@ -26,6 +28,14 @@ def remove_stale_uploads(root: Path, max_age_s: float = UPLOAD_TTL_S) -> list[st
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder.name)
     return removed
+
+
+def clear_stale(connection, root: Path, max_age_s: float = UPLOAD_TTL_S) -> list[str]:
+    """Abandoned uploads: their import jobs and their folders, untouched for `max_age_s`."""
+    tokens = jobs.remove_older_than(connection, age=timedelta(seconds=max_age_s))
+    for token in tokens:
+        shutil.rmtree(root / token, ignore_errors=True)
+    return sorted(set(tokens) | set(remove_stale_uploads(root, max_age_s)))
 
 
 async def save_uploads(uploads: Iterable[Any], folder: Path, limit_bytes: int) -> list[tuple[str, Path]]:

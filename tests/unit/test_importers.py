@@ -1,6 +1,7 @@
 """The importers on real fixtures and small files of each dialect; malformed files get a clear error."""
 
 import gzip
+import io
 import os
 from pathlib import Path
 
@@ -335,10 +336,30 @@ def test_passes_are_found_by_an_annotation_nested_under_an_outer_python_frame():
     assert [p.role for p in steps.passes] == ["decode"] * 4 and steps.gpu_items == 30
 
 
-def test_appended_results_keep_their_line_numbers_and_an_error_names_its_line():
-    from app.importers.benchmarks import json_objects
+def values(text: str) -> list:
+    from app.importers.json_values import json_values
 
+    return list(json_values(io.BytesIO(text.encode()), "r.jsonl"))
+
+
+def test_appended_results_keep_their_line_numbers_and_an_error_names_its_line():
     text = '{"a": 1}\n{"b": 2}\n\n  {"c":\n 3}\n{"d": 4}\n'
-    assert [line for _, line in json_objects(text, "r.jsonl")] == [1, 2, 4, 6]
+    assert [line for _, line in values(text)] == [1, 2, 4, 6]
     with pytest.raises(ImportFileError, match=r"r.jsonl, line 3: invalid JSON"):
-        json_objects('{"a": 1}\n{"b": 2}\n{"c": x}\n', "r.jsonl")
+        values('{"a": 1}\n{"b": 2}\n{"c": x}\n')
+    with pytest.raises(ImportFileError, match=r"r.jsonl, line 2: invalid JSON"):
+        values('{"a": 1}\n{"b": ')
+
+
+def test_results_are_read_shallow_so_per_request_arrays_cost_nothing():
+    from app.importers import json_values as module
+
+    text = ('{"output_throughput": 10.5, "request_rate": Infinity, "itls": [[0.1, 0.2], [0.3]], '
+            '"ttfts": [' + ", ".join(["0.5"] * 1000) + '], "spec_decode_per_position": [0.9, 0.7], '
+            '"nested": {"a": 1}, "results": [{"x": 1, "deep": [1]}, {"y": NaN}]}\n[{"z": 2}, 3, 4]')
+    (first, line1), (second, line2) = values(text)
+    assert first == {"output_throughput": 10.5, "request_rate": "inf", "spec_decode_per_position": [0.9, 0.7],
+                     "results": [{"x": 1, "deep": [1]}, {"y": "nan"}]}
+    assert (line1, line2) == (1, 2) and second == [{"z": 2}, 3]  # one odd item kept, for its error
+    long_line = '{"a": [' + ",".join(["1.25"] * (module.PIECE_BYTES // 4)) + '], "output_throughput": 3}'
+    assert values(long_line) == [({"output_throughput": 3}, 1)]  # a line past a piece is cut at a comma

@@ -1,0 +1,78 @@
+"""Reads and writes of import jobs: plain statements on the caller's connection (a request's, or a short
+`engine.begin()` of the worker process and its watcher); nothing here commits. A state moves only from
+"parsing" (compare-and-set), so a cancelled job stays cancelled whatever its parser writes afterwards."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import Connection, delete, insert, select, update
+from sqlmodel import col
+
+from app.db.job_tables import ImportJob
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def add_job(connection: Connection, *, token: str, campaign_id: int, total_bytes: int, form: str) -> None:
+    now = _now()
+    connection.execute(insert(ImportJob).values(token=token, campaign_id=campaign_id, state="parsing",
+                                                total_bytes=total_bytes, read_bytes=0, form=form, errors="{}",
+                                                created_at=now, updated_at=now))
+
+
+def job_of(connection: Connection, *, token: str) -> ImportJob | None:
+    table = ImportJob.__table__  # type: ignore[attr-defined]
+    row = connection.execute(select(table).where(col(ImportJob.token) == token)).mappings().first()
+    return ImportJob(**row) if row is not None else None
+
+
+def state_of(connection: Connection, *, token: str) -> str | None:
+    return connection.execute(select(col(ImportJob.state)).where(col(ImportJob.token) == token)).scalar()
+
+
+def _move(connection: Connection, token: str, from_states: tuple[str, ...], **values) -> bool:
+    result = connection.execute(update(ImportJob).where(col(ImportJob.token) == token,
+                                                        col(ImportJob.state).in_(from_states))
+                                .values(updated_at=_now(), **values))
+    return bool(result.rowcount == 1)
+
+
+def record_progress(connection: Connection, *, token: str, read_bytes: int) -> bool:
+    """Store how far the parse has read; False when the job is no longer parsing (cancelled, or given up)."""
+    return _move(connection, token, ("parsing",), read_bytes=read_bytes)
+
+
+def finish(connection: Connection, *, token: str, preview: str) -> bool:
+    return _move(connection, token, ("parsing",), state="done", preview=preview)
+
+
+def fail(connection: Connection, *, token: str, errors: str) -> bool:
+    return _move(connection, token, ("parsing",), state="failed", errors=errors)
+
+
+def cancel(connection: Connection, *, token: str) -> bool:
+    """Cancel a job still parsing or waiting to be confirmed."""
+    return _move(connection, token, ("parsing", "done"), state="cancelled", preview=None)
+
+
+def mark_imported(connection: Connection, *, token: str) -> None:
+    """In the confirming transaction: the preview is spent (a confirm sent again finds it imported)."""
+    connection.execute(update(ImportJob).where(col(ImportJob.token) == token)
+                       .values(state="imported", preview=None, updated_at=_now()))
+
+
+def remove(connection: Connection, *, token: str) -> None:
+    connection.execute(delete(ImportJob).where(col(ImportJob.token) == token))
+
+
+def remove_older_than(connection: Connection, *, age: timedelta) -> list[str]:
+    """Remove the jobs untouched for `age`; returns their tokens (their folders go too, by the caller)."""
+    cutoff = _now() - age
+    tokens = list(connection.execute(select(col(ImportJob.token)).where(col(ImportJob.updated_at) < cutoff))
+                  .scalars())
+    if tokens:
+        connection.execute(delete(ImportJob).where(col(ImportJob.token).in_(tokens)))
+    return tokens

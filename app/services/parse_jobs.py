@@ -1,0 +1,208 @@
+"""Uploads parsed in a worker process: bounded in CPU time, memory and wall time, cancellable from any server.
+
+The web worker that took the upload starts a process (forked from a forkserver that has the importers loaded,
+never from the threaded server itself) and watches it from a thread. The process reads the database on its
+own connection, writes its progress to the job's row about twice a second, and its preview or its errors when
+it ends. Everything about a job is in the database and its files are in the shared upload folder, so another
+worker, or another server on the same database, polls it, cancels it and confirms it.
+
+Limits, enforced in the process: RLIMIT_CPU (SIGXCPU at the limit, SIGKILL five seconds of CPU later) and
+RLIMIT_AS (an allocation past it raises MemoryError); the watcher kills a process running past the wall-time
+limit or whose job was cancelled.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import multiprocessing
+import resource
+import shutil
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from app.db import jobs
+from app.db.engine import make_engine, new_session
+from app.importers.errors import ImportFileError
+from app.services.errors import FormInvalid
+from app.services.imports import ImportOptions, preview_import
+
+log = logging.getLogger("tierplan")
+PROGRESS_EVERY_S = 0.5  # progress writes (and cancellation checks) at most this often
+WATCH_EVERY_S = 0.2
+
+_CONTEXT = multiprocessing.get_context("forkserver")
+_CONTEXT.set_forkserver_preload([__name__])
+
+
+@dataclass(frozen=True)
+class ParseLimits:
+    cpu_s: int
+    memory_mb: int
+    wall_s: int
+
+    @classmethod
+    def of(cls, settings) -> ParseLimits:
+        return cls(settings.parse_cpu_s, settings.parse_memory_mb, settings.parse_cpu_s * 2)
+
+
+@dataclass(frozen=True)
+class ParseRequest:
+    """What a worker process needs: all plain values, sent to it pickled."""
+
+    database_url: str
+    token: str
+    campaign_id: int
+    files: list[tuple[str, Path]]
+    options: ImportOptions
+    now: datetime
+    limits: ParseLimits
+
+
+class Cancelled(BaseException):
+    """The job stopped parsing (cancelled, or given up by a watcher): stop at once, write nothing."""
+
+
+class CpuLimit(BaseException):
+    """SIGXCPU: the process used its CPU time."""
+
+
+def _in(engine: Engine, write, **values):
+    """`write` in a transaction of its own (the worker process and the watcher hold none open)."""
+    with engine.begin() as connection:
+        return write(connection, **values)
+
+
+def errors_json(errors: dict[str, str]) -> str:
+    return json.dumps(errors)
+
+
+class ParseHandle:
+    """A started parse; `wait()` returns when its process has ended and its job says so."""
+
+    def __init__(self, thread: threading.Thread):
+        self.thread = thread
+
+    def wait(self) -> None:
+        self.thread.join()
+
+
+def start_parse(engine: Engine, request: ParseRequest, folder: Path) -> ParseHandle:
+    """Parse in a new process; the job's row must exist and be committed (the process looks it up)."""
+    process = _CONTEXT.Process(target=parse_in_process, args=(request,), name=f"parse-{request.token[:8]}",
+                               daemon=True)
+    process.start()
+    thread = threading.Thread(target=_watch, args=(process, engine, request, folder),
+                              name=f"watch-{request.token[:8]}", daemon=True)
+    thread.start()
+    return ParseHandle(thread)
+
+
+def _watch(process, engine: Engine, request: ParseRequest, folder: Path) -> None:
+    limits, token = request.limits, request.token
+    deadline, next_check = time.monotonic() + limits.wall_s, time.monotonic() + 1.0
+    reason = ""
+    while process.exitcode is None:
+        process.join(WATCH_EVERY_S)
+        now = time.monotonic()
+        if process.exitcode is None and now > deadline:
+            process.kill()
+            reason = f"parsing took longer than {limits.wall_s} s: nothing was imported"
+        elif process.exitcode is None and now > next_check:
+            next_check = now + 1.0
+            if _in(engine, jobs.state_of, token=token) != "parsing":
+                process.kill()  # cancelled meanwhile, maybe from another worker
+    process.join()
+    if not reason and process.exitcode in (-signal.SIGXCPU, -signal.SIGKILL):
+        reason = f"parsing used more than {limits.cpu_s} s of CPU time: nothing was imported"
+    elif not reason and process.exitcode != 0:
+        reason = f"the parser stopped (exit code {process.exitcode}): nothing was imported"
+    if reason:
+        _in(engine, jobs.fail, token=token, errors=errors_json({"files": reason}))
+    if _in(engine, jobs.state_of, token=token) in (None, "failed", "cancelled"):
+        shutil.rmtree(folder, ignore_errors=True)  # a failed or cancelled import leaves nothing on disk
+
+
+def parse_in_process(request: ParseRequest) -> None:
+    """The worker process: limit itself, parse, store the preview or the errors in the job's row."""
+    _limit(request.limits)
+    engine = make_engine(request.database_url)
+    progress = _Progress(engine, request.token)
+    try:
+        with new_session(engine) as session:
+            preview = preview_import(session, request.campaign_id, request.files, request.options, now=request.now,
+                                     on_progress=progress)
+        _in(engine, jobs.finish, token=request.token, preview=preview.to_json())
+    except Cancelled:
+        pass
+    except CpuLimit:
+        _fail(engine, request, f"parsing used more than {request.limits.cpu_s} s of CPU time: nothing was imported")
+    except MemoryError:
+        _fail(engine, request, f"parsing needed more than {request.limits.memory_mb} MB of memory: nothing was "
+                               "imported")
+    except FormInvalid as exc:
+        _in(engine, jobs.fail, token=request.token, errors=errors_json(exc.errors))
+    except ImportFileError as exc:
+        _fail(engine, request, str(exc))
+    except Exception:
+        log.exception("parsing upload %s failed", request.token)
+        _fail(engine, request, "the server could not parse these files; nothing was imported")
+    finally:
+        engine.dispose()
+
+
+def _fail(engine: Engine, request: ParseRequest, message: str) -> None:
+    _in(engine, jobs.fail, token=request.token, errors=errors_json({"files": message}))
+
+
+def _limit(limits: ParseLimits) -> None:
+    used_s = int(resource.getrusage(resource.RUSAGE_SELF).ru_utime + resource.getrusage(resource.RUSAGE_SELF).ru_stime)
+    resource.setrlimit(resource.RLIMIT_CPU, (used_s + limits.cpu_s, used_s + limits.cpu_s + 5))
+    memory = limits.memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    signal.signal(signal.SIGXCPU, _cpu_exceeded)
+
+
+def _cpu_exceeded(_signum, _frame) -> None:
+    raise CpuLimit()
+
+
+class _Progress:
+    """The importers' progress callback: bytes read, stored at most every PROGRESS_EVERY_S; raises Cancelled
+    once the job is no longer parsing."""
+
+    def __init__(self, engine: Engine, token: str):
+        self.engine, self.token, self.read_bytes, self.last = engine, token, 0, 0.0
+
+    def __call__(self, n_bytes: int) -> None:
+        self.read_bytes += n_bytes
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_EVERY_S:
+            self.last = now
+            if not _in(self.engine, jobs.record_progress, token=self.token, read_bytes=self.read_bytes):
+                raise Cancelled()
+
+
+def submit(session, engine: Engine, request: ParseRequest, folder: Path, form: dict) -> ParseHandle:
+    """Store the job (committed, so the process and every other worker see it), then start its parse."""
+    total = sum(path.stat().st_size for _, path in request.files)
+    jobs.add_job(session.connection(), token=request.token, campaign_id=request.campaign_id, total_bytes=total,
+                 form=json.dumps(form))
+    session.commit()
+    return start_parse(engine, request, folder)
+
+
+def give_up_if_silent(connection, job, limits: ParseLimits, now: datetime) -> bool:
+    """A job still parsing with no word from its process for longer than the wall-time limit (its server was
+    stopped, say): marked failed. True when it was."""
+    silent_s = (now - job.updated_at).total_seconds()
+    if job.state != "parsing" or silent_s <= limits.wall_s + 60:
+        return False
+    return jobs.fail(connection, token=job.token, errors=errors_json(
+        {"files": "the parse stopped without a result (was the server restarted?): upload the files again"}))
