@@ -21,13 +21,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(database_url: str, log_path: Path) -> tuple[subprocess.Popen, str]:
-    """Start the server (it migrates and loads the demo into an empty database); wait until /healthz answers."""
+def start(database_url: str, log_path: Path, *args: str, **settings: str) -> tuple[subprocess.Popen, str]:
+    """Start the server (it migrates and loads the demo into an empty database); wait until /healthz answers.
+    `args`: more `tierplan serve` options; `settings`: TIERPLAN_* variables by their lower-case name."""
     port = free_port()
-    env = {**os.environ, "TIERPLAN_DATABASE_URL": database_url}
+    env = {**os.environ, "TIERPLAN_DATABASE_URL": database_url,
+           **{f"TIERPLAN_{name.upper()}": value for name, value in settings.items()}}
     log = open(log_path, "a")
-    process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)], env=env, stdout=log,
-                               stderr=subprocess.STDOUT)
+    process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port), *args], env=env,
+                               stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:

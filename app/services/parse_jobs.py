@@ -36,6 +36,7 @@ from app.services.imports import ImportOptions, preview_import
 log = logging.getLogger("tierplan")
 PROGRESS_EVERY_S = 0.5  # progress writes (and cancellation checks) at most this often
 WATCH_EVERY_S = 0.2
+MEMORY_HEADROOM = 256 << 20  # above the memory limit, for reporting that it was reached
 
 _CONTEXT = multiprocessing.get_context("forkserver")
 _CONTEXT.set_forkserver_preload([__name__])
@@ -131,8 +132,10 @@ def _watch(process, engine: Engine, request: ParseRequest, folder: Path) -> None
 
 def parse_in_process(request: ParseRequest) -> None:
     """The worker process: limit itself, parse, store the preview or the errors in the job's row."""
-    _limit(request.limits)
     engine = make_engine(request.database_url)
+    with engine.connect():
+        pass  # the driver loaded and one connection pooled before the limits, so a failure can be reported
+    _limit(request.limits)
     progress = _Progress(engine, request.token)
     try:
         with new_session(engine) as session:
@@ -144,6 +147,7 @@ def parse_in_process(request: ParseRequest) -> None:
     except CpuLimit:
         _fail(engine, request, f"parsing used more than {request.limits.cpu_s} s of CPU time: nothing was imported")
     except MemoryError:
+        _lift_memory_limit()
         _fail(engine, request, f"parsing needed more than {request.limits.memory_mb} MB of memory: nothing was "
                                "imported")
     except FormInvalid as exc:
@@ -165,8 +169,14 @@ def _limit(limits: ParseLimits) -> None:
     used_s = int(resource.getrusage(resource.RUSAGE_SELF).ru_utime + resource.getrusage(resource.RUSAGE_SELF).ru_stime)
     resource.setrlimit(resource.RLIMIT_CPU, (used_s + limits.cpu_s, used_s + limits.cpu_s + 5))
     memory = limits.memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory + MEMORY_HEADROOM))
     signal.signal(signal.SIGXCPU, _cpu_exceeded)
+
+
+def _lift_memory_limit() -> None:
+    """Up to the hard limit: room to report the failure."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
 
 
 def _cpu_exceeded(_signum, _frame) -> None:
