@@ -16,6 +16,17 @@ def newest_baseline(measurements: Iterable[Measurement], regime: str, metric: st
     return max(found, key=lambda m: m.measured_at) if found else None
 
 
+def newest_baselines(measurements: Iterable[Measurement]) -> dict[tuple[str, str], Measurement]:
+    """newest_baseline of every (regime, metric) at once."""
+    newest: dict[tuple[str, str], Measurement] = {}
+    for m in measurements:
+        if m.kind is MeasurementKind.BASELINE:
+            key = (m.regime, m.metric)
+            if key not in newest or m.measured_at > newest[key].measured_at:
+                newest[key] = m
+    return newest
+
+
 def baseline_step(measurements: Iterable[Measurement], regime: str, baseline: Measurement | None) -> tuple[float | None, str]:
     """The baseline's step time from a mean TPOT measured in the same state (same includes), and where it came from.
 

@@ -12,13 +12,14 @@ baseline the plan would apply them again on top of it.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from app.planning.baselines import newest_baseline
+from app.planning.baselines import newest_baseline, newest_baselines
 from app.planning.gates import holds
 from app.planning.metrics import METRICS, THROUGHPUT_METRIC
-from app.planning.model import Campaign, EffectKind, MeasurementKind, Status, need
+from app.planning.model import Campaign, EffectKind, Measurement, MeasurementKind, Status, need
 
 ABSURD_FACTOR = 10.0
 FUTURE_TOLERANCE = timedelta(days=1)
@@ -43,12 +44,22 @@ class Reading:
     includes: frozenset[str] = frozenset()
 
 
-def check_reading(reading: Reading, campaign: Campaign, *, now: datetime) -> list[Problem]:
-    """Every problem with the reading, errors first."""
+def check_reading(reading: Reading, campaign: Campaign, *, now: datetime,
+                  baselines: Mapping[tuple[str, str], Measurement] | None = None) -> list[Problem]:
+    """Every problem with the reading, errors first. `baselines`: newest_baselines(campaign.measurements), when
+    the caller checks many readings against one campaign."""
     errors = value_errors(reading, now)
     if errors:
         return errors
-    return _ceiling(reading, campaign) + _jump(reading, campaign) + _double_count(reading, campaign)
+    current = (baselines.get((reading.regime, reading.metric)) if baselines is not None
+               else newest_baseline(campaign.measurements, reading.regime, reading.metric))
+    return _ceiling(reading, campaign) + _jump(reading, current) + _double_count(reading, campaign)
+
+
+def check_readings(readings: Sequence[Reading], campaign: Campaign, *, now: datetime) -> list[list[Problem]]:
+    """check_reading of each reading against the same campaign (an import of thousands of rows)."""
+    baselines = newest_baselines(campaign.measurements)
+    return [check_reading(r, campaign, now=now, baselines=baselines) for r in readings]
 
 
 def value_errors(reading: Reading, now: datetime) -> list[Problem]:
@@ -87,8 +98,7 @@ def _ceiling(reading: Reading, campaign: Campaign) -> list[Problem]:
                              f"({ceiling:,.0f} tok/s): check the value and the specs", True)]
 
 
-def _jump(reading: Reading, campaign: Campaign) -> list[Problem]:
-    current = newest_baseline(campaign.measurements, reading.regime, reading.metric)
+def _jump(reading: Reading, current: Measurement | None) -> list[Problem]:
     if current is None or current.value <= 0 or reading.value <= 0:
         return []
     ratio = reading.value / current.value

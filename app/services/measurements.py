@@ -15,7 +15,7 @@ from app.db.tables import Intervention, Measurement, MeasurementInclude, Submiss
 from app.models.fields import Options, check_options, form_fields, parse_form
 from app.models.measurements import MeasurementCreate, RetractionCreate
 from app.models.plan_rows import METRIC_OPTIONS, InterventionPublic
-from app.planning.checks import Problem, Reading, check_reading, value_errors
+from app.planning.checks import Problem, Reading, check_readings, value_errors
 from app.planning.metrics import METRICS
 from app.planning.model import Status
 from app.services.analysis import core_campaign
@@ -54,7 +54,7 @@ def measurement_defaults(interventions: Sequence[Intervention | InterventionPubl
 def problems_of(rows: CampaignRows, readings: list[Reading], *, now: datetime) -> list[list[Problem]]:
     """The checks of the core for each reading, against the campaign as loaded."""
     campaign, _, _ = core_campaign(rows)
-    return [check_reading(r, campaign, now=now) for r in readings]
+    return check_readings(readings, campaign, now=now)
 
 
 def load_rows(session: Session, campaign_id: int) -> CampaignRows:
