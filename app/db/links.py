@@ -44,10 +44,12 @@ def replace_kernel_rules(session: Session, *, campaign_id: int, rules: Sequence[
                     for n, (p, b) in enumerate(rules))
 
 
-def claim_version(session: Session, *, table: Any, row_id: int, seen: int) -> bool:
+def claim_version(session: Session, *, table: Any, row_id: int, seen: int, column: str = "version") -> bool:
     """Move the row from version `seen` to the next, if it is still at `seen` (compare-and-set: of two saves
-    that saw the same version, one moves it and the other finds it moved). The row stays locked until commit."""
-    result = session.execute(update(table).where(table.id == row_id, table.version == seen).values(version=seen + 1))
+    that saw the same version, one moves it and the other finds it moved). The row stays locked until commit.
+    `column`: the version column (a campaign's kernel rules have their own)."""
+    version = getattr(table, column)
+    result = session.execute(update(table).where(table.id == row_id, version == seen).values({column: seen + 1}))
     return bool(getattr(result, "rowcount", 0) == 1)
 
 

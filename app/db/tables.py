@@ -29,6 +29,7 @@ class Campaign(SQLModel, table=True):
     seed: int = 20261202  # of the Monte Carlo: the same seed, the same numbers
     samples: int = 10_000
     apply_calibration: bool = False
+    kernel_rules_version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves of its rules
 
 
 class HardwareSpec(SQLModel, table=True):

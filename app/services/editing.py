@@ -109,8 +109,15 @@ def log_change(session: Session, campaign_id: int, editor: Editor, row: Any, act
                by: str) -> None:
     """Note the edit in the campaign's change log, in the edit's own transaction."""
     name = getattr(row, "key", None) or getattr(row, "name", None) or f"#{row.id}"
-    session.add(ChangeLog(campaign_id=campaign_id, at=now, by=by, kind=editor.kind, row_id=row.id, action=action,
-                          label=f"{editor.noun} {name}"[:200]))
+    note_change(session, campaign_id, editor.kind, row.id, action, f"{editor.noun} {name}", now, by)
+
+
+def note_change(session: Session, campaign_id: int, kind: str, row_id: int, action: str, label: str,
+                now: datetime, by: str) -> None:
+    """One line of the campaign's change log (any saved edit: editors, specs, profiles, kernel rules), added to
+    the edit's own transaction."""
+    session.add(ChangeLog(campaign_id=campaign_id, at=now, by=by, kind=kind[:20], row_id=row_id, action=action,
+                          label=label[:200]))
 
 
 def claim(session: Session, table: Any, row: Any, noun: str, seen_version: int | None) -> None:

@@ -23,8 +23,9 @@ from app.models.effects import (
 )
 from app.models.fields import Options, form_fields, parse_form
 from app.planning.model import SHARE_TOLERANCE, PlanningError, Provenance
-from app.services.editing import Editor, _set
-from app.services.errors import FormInvalid
+from app.services.editing import Editor, _set, note_change
+from app.services.errors import FormInvalid, Stale
+from app.services.forms import version_of
 from app.views.formatting import input_number
 
 PROVENANCES = {p.value for p in Provenance}
@@ -151,13 +152,27 @@ def parse_shares(text: str) -> list[tuple[str, float, str]]:
     return parsed
 
 
-def save_profile(session: Session, regime: Regime, data: Mapping[str, Any], *, now: datetime) -> Profile:
-    """Store a new profile of the regime; the remainder below 100% goes to 'other' (assumed)."""
-    return store_profile(session, regime, parse_form(ProfileCreate, data), now=now)
+def profile_version(session: Session, regime: Regime) -> int:
+    """Profiles are append-only: the version a profile form saw is the id of the regime's newest (0: none)."""
+    newest = repo.newest_profiles(session, regime_ids=[pk(regime)]).get(pk(regime))
+    return pk(newest) if newest is not None else 0
 
 
-def store_profile(session: Session, regime: Regime, values: ProfileCreate, *, now: datetime) -> Profile:
-    """Store a checked profile (form or API) as the regime's newest; one commit."""
+def save_profile(session: Session, regime: Regime, data: Mapping[str, Any], *, now: datetime, by: str = "") -> Profile:
+    """Store a new profile of the regime; the remainder below 100% goes to 'other' (assumed). Stale when another
+    profile was stored since the form was opened (its hidden version)."""
+    return store_profile(session, regime, parse_form(ProfileCreate, data), now=now, by=by,
+                         seen_version=version_of(data.get("version")))
+
+
+def store_profile(session: Session, regime: Regime, values: ProfileCreate, *, now: datetime, by: str = "",
+                  seen_version: int | None = None) -> Profile:
+    """Store a checked profile (form or API) as the regime's newest; one commit, in the change log."""
+    links.lock_campaign(session, campaign_id=regime.campaign_id)  # two saves at once: the second sees the first
+    current = profile_version(session, regime)
+    if seen_version is not None and seen_version != current:
+        session.rollback()
+        raise Stale("profile", current)
     try:
         shares = parse_shares(values.shares)
     except ValueError as exc:
@@ -175,5 +190,6 @@ def store_profile(session: Session, regime: Regime, values: ProfileCreate, *, no
     session.flush()
     for bucket, share, provenance in shares:
         session.add(ProfileShare(profile_id=pk(profile), bucket=bucket, share=share, provenance=provenance))
+    note_change(session, regime.campaign_id, "profiles", pk(profile), "created", f"profile of {regime.name}", now, by)
     session.commit()
     return profile

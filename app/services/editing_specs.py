@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
@@ -15,7 +16,7 @@ from app.models.fields import form_fields, parse_form, plain_values
 from app.models.specs import HardwareSpecCreate, ModelSpecCreate
 from app.planning.ceiling import check_gpu, check_model
 from app.planning.model import PlanningError
-from app.services.editing import claim
+from app.services.editing import claim, note_change
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import version_of
 from app.services.presets import GPU_PRESETS, MODEL_PRESETS
@@ -59,17 +60,21 @@ def _text(value) -> str:
     return input_number(value) if isinstance(value, float) else str(value)
 
 
-def save_spec(session: Session, which: str, campaign_id: int, data: Mapping[str, Any]):
+def save_spec(session: Session, which: str, campaign_id: int, data: Mapping[str, Any], *, now: datetime,
+              by: str = ""):
     """Create or replace the campaign's spec row from a form; FormInvalid writes nothing, Stale when the spec
     was saved since the form was opened (its hidden version)."""
     return store_spec(session, which, campaign_id, parse_form(SPEC_MODELS[which], data),
-                      seen_version=version_of(data.get("version")))
+                      seen_version=version_of(data.get("version")), now=now, by=by)
 
 
-def store_spec(session: Session, which: str, campaign_id: int, spec: BaseModel, seen_version: int | None = None):
-    """Create or replace the campaign's spec row from checked values (form or API); one commit."""
+def store_spec(session: Session, which: str, campaign_id: int, spec: BaseModel, seen_version: int | None = None, *,
+               now: datetime, by: str = ""):
+    """Create or replace the campaign's spec row from checked values (form or API); one commit, in the change
+    log."""
     table = SPEC_FORMS[which][0]
     row = spec_row(session, which, campaign_id)
+    action = "updated" if row is not None else "created"
     if row is not None:
         claim(session, table, row, f"{which} spec", seen_version)
     row = row or table(campaign_id=campaign_id)
@@ -84,15 +89,18 @@ def store_spec(session: Session, which: str, campaign_id: int, spec: BaseModel, 
         session.rollback()
         raise FormInvalid({exc.field or "name": str(exc)}) from None
     session.add(row)
+    session.flush()
+    note_change(session, campaign_id, "specs", row.id, action, f"{which} spec {row.name}", now, by)
     session.commit()
     session.refresh(row)
     return row
 
 
-def delete_spec(session: Session, which: str, campaign_id: int) -> None:
+def delete_spec(session: Session, which: str, campaign_id: int, *, now: datetime, by: str = "") -> None:
     """Remove the campaign's hardware or model spec (the plan then says the ceiling is unknown); one commit."""
     row = spec_row(session, which, campaign_id)
     if row is None:
         raise NotFound(f"campaign {campaign_id} has no {which} spec")
+    note_change(session, campaign_id, "specs", row.id, "deleted", f"{which} spec {row.name}", now, by)
     session.delete(row)
     session.commit()

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from sqlmodel import Session
 
 from app.db import links
+from app.db.tables import Campaign, pk
 from app.importers.buckets import backtracking_risk
 from app.models.fields import form_fields
 from app.models.measurements import KernelRulesForm
-from app.services.errors import FormInvalid
+from app.services.editing import note_change
+from app.services.errors import FormInvalid, Stale
+from app.services.forms import Form
 from app.services.imports import rules_of
 
 RULE_FIELDS = form_fields(KernelRulesForm)
@@ -41,13 +45,25 @@ def parse_rules(text: str) -> list[tuple[str, str]]:
     return rules
 
 
-def save_rules(session: Session, campaign_id: int, values: KernelRulesForm) -> None:
-    """Replace the campaign's rules (none: the defaults) in one commit; FormInvalid writes nothing."""
+def rules_form(session: Session, campaign: Campaign) -> Form:
+    return Form(RULE_FIELDS, raw={"rules": rules_text(session, pk(campaign))}, version=campaign.kernel_rules_version)
+
+
+def save_rules(session: Session, campaign: Campaign, values: KernelRulesForm, *, seen_version: int | None,
+               now: datetime, by: str = "") -> None:
+    """Replace the campaign's rules (none: the defaults) in one commit, in the change log; FormInvalid writes
+    nothing, Stale when they were saved since the form was opened."""
     try:
         rules = parse_rules(values.rules)
     except ValueError as exc:
         raise FormInvalid({"rules": str(exc)}) from None
-    links.replace_kernel_rules(session, campaign_id=campaign_id, rules=rules)
+    seen = campaign.kernel_rules_version if seen_version is None else seen_version
+    if not links.claim_version(session, table=Campaign, row_id=pk(campaign), seen=seen, column="kernel_rules_version"):
+        session.rollback()
+        session.refresh(campaign)
+        raise Stale("kernel rules", campaign.kernel_rules_version)
+    links.replace_kernel_rules(session, campaign_id=pk(campaign), rules=rules)
+    note_change(session, pk(campaign), "kernel rules", pk(campaign), "updated", f"kernel rules ({len(rules)})", now, by)
     session.commit()
 
 

@@ -140,18 +140,25 @@ def _profile_public(session, regime: Regime) -> ProfilePublic:
 
 @router.get("/campaigns/{campaign_id:id}/regimes/{regime_id:id}/profile", response_model=ProfilePublic,
             tags=["profiles"])
-def read_profile(campaign_id: int, regime_id: int, session: SessionDep):
-    """The regime's newest profile: the share of step time each bucket takes."""
-    return _profile_public(session, _regime(session, campaign_id, regime_id))
+def read_profile(campaign_id: int, regime_id: int, session: SessionDep, response: Response):
+    """The regime's newest profile: the share of step time each bucket takes. Its ETag is its id."""
+    profile = _profile_public(session, _regime(session, campaign_id, regime_id))
+    response.headers["ETag"] = f'"{profile.id}"'
+    return profile
 
 
 @router.post("/campaigns/{campaign_id:id}/regimes/{regime_id:id}/profile", status_code=201, response_model=ProfilePublic,
-             tags=["profiles"])
-def create_profile(campaign_id: int, regime_id: int, body: ProfileCreate, session: SessionDep, now: NowDep):
-    """Store a new profile of the regime (the previous ones stay on record); shares below 100% go to 'other'."""
+             tags=["profiles"], responses=STALE_RESPONSES)
+def create_profile(request: Request, campaign_id: int, regime_id: int, body: ProfileCreate, session: SessionDep,
+                   now: NowDep, response: Response, if_match: IfMatch = None):
+    """Store a new profile of the regime (the previous ones stay on record); shares below 100% go to 'other'.
+    `If-Match` with the ETag of the profile read (its id; "0" when there was none) refuses it with 412 when
+    another profile was stored since."""
     regime = _regime(session, campaign_id, regime_id)
-    store_profile(session, regime, body, now=now)
-    return _profile_public(session, regime)
+    store_profile(session, regime, body, now=now, by=user_of(request), seen_version=version_of(if_match))
+    profile = _profile_public(session, regime)
+    response.headers["ETag"] = f'"{profile.id}"'
+    return profile
 
 
 # specs
@@ -169,23 +176,26 @@ def read_spec(campaign_id: int, _campaign: CampaignDep, which: SpecKind, session
 
 
 @router.put("/campaigns/{campaign_id:id}/specs/hardware", tags=["specs"], responses=STALE_RESPONSES)
-def put_hardware_spec(campaign_id: int, _campaign: CampaignDep, body: HardwareSpecCreate, session: SessionDep,
-                 if_match: IfMatch = None) -> dict[str, Any]:
+def put_hardware_spec(request: Request, campaign_id: int, _campaign: CampaignDep, body: HardwareSpecCreate,
+                      session: SessionDep, now: NowDep, if_match: IfMatch = None) -> dict[str, Any]:
     """Create or replace the GPUs a decode step runs on (the ceiling is computed from them)."""
-    return _spec_public("hardware", store_spec(session, "hardware", campaign_id, body, seen_version=version_of(if_match)))
+    return _spec_public("hardware", store_spec(session, "hardware", campaign_id, body, seen_version=version_of(if_match),
+                                               now=now, by=user_of(request)))
 
 
 @router.put("/campaigns/{campaign_id:id}/specs/model", tags=["specs"], responses=STALE_RESPONSES)
-def put_model_spec(campaign_id: int, _campaign: CampaignDep, body: ModelSpecCreate, session: SessionDep,
-                 if_match: IfMatch = None) -> dict[str, Any]:
+def put_model_spec(request: Request, campaign_id: int, _campaign: CampaignDep, body: ModelSpecCreate,
+                   session: SessionDep, now: NowDep, if_match: IfMatch = None) -> dict[str, Any]:
     """Create or replace the model's shape as the ceiling needs it."""
-    return _spec_public("model", store_spec(session, "model", campaign_id, body, seen_version=version_of(if_match)))
+    return _spec_public("model", store_spec(session, "model", campaign_id, body, seen_version=version_of(if_match),
+                                            now=now, by=user_of(request)))
 
 
 @router.delete("/campaigns/{campaign_id:id}/specs/{which}", status_code=204, tags=["specs"])
-def delete_spec(campaign_id: int, _campaign: CampaignDep, which: SpecKind, session: SessionDep):
+def delete_spec(request: Request, campaign_id: int, _campaign: CampaignDep, which: SpecKind, session: SessionDep,
+                now: NowDep):
     """Remove the spec: the plan then says the ceiling is unknown."""
-    editing_specs.delete_spec(session, which, campaign_id)
+    editing_specs.delete_spec(session, which, campaign_id, now=now, by=user_of(request))
     return Response(status_code=204)
 
 

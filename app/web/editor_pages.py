@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request
 from app.db.tables import Regime
 from app.services import editing
 from app.services.editing import Editor, form_of, load_row, save_form
-from app.services.editing_effects import PROFILE_FIELDS, profile_initial, save_profile
+from app.services.editing_effects import PROFILE_FIELDS, profile_initial, profile_version, save_profile
 from app.services.editors import EDITORS
 from app.services.errors import FormInvalid, NotFound, Stale
 from app.services.forms import Form
@@ -126,7 +126,11 @@ def _regime(session, campaign_id: int, regime_id: int) -> Regime:
 @router.get("/campaigns/{campaign_id:id}/regimes/{regime_id:id}/profile", name="profile")
 def profile_form(request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep):
     regime = _regime(session, campaign_id, regime_id)
-    return _profile_page(request, campaign, regime, Form(PROFILE_FIELDS, raw=profile_initial(session, regime)))
+    return _profile_page(request, campaign, regime, _profile_form(session, regime))
+
+
+def _profile_form(session, regime: Regime) -> Form:
+    return Form(PROFILE_FIELDS, raw=profile_initial(session, regime), version=profile_version(session, regime))
 
 
 def _profile_page(request, campaign, regime: Regime, form: Form, htmx: bool = False, status: int = 200):
@@ -141,8 +145,10 @@ async def save_profile_form(
     regime = _regime(session, campaign_id, regime_id)
     data = await request.form()
     try:
-        save_profile(session, regime, data, now=now)
+        save_profile(session, regime, data, now=now, by=user_of(request))
     except FormInvalid as exc:
         form = Form.rejected(PROFILE_FIELDS, data, exc)
         return _profile_page(request, campaign, regime, form, htmx, status=422)
+    except Stale:
+        return _profile_page(request, campaign, regime, Form.stale(_profile_form(session, regime), data), htmx, 409)
     return redirect(path_for(request.app, "regime", campaign_id=campaign_id, regime_id=regime_id), htmx)

@@ -15,10 +15,10 @@ from app.db import jobs, repo
 from app.db.job_tables import ImportJob
 from app.models.fields import check_options, form_fields, parse_form
 from app.models.measurements import ImportConfirmForm, ImportOptionsForm, KernelRulesForm
-from app.services.errors import FormInvalid, NotFound
-from app.services.forms import Field, Form, raw_values
+from app.services.errors import FormInvalid, NotFound, Stale
+from app.services.forms import Field, Form, raw_values, version_of
 from app.services.imports import Preview, confirm_import, import_options, imports_of, undo_import
-from app.services.kernel_rules import RULE_FIELDS, rules_text, save_rules
+from app.services.kernel_rules import RULE_FIELDS, rules_form, save_rules
 from app.services.parse_jobs import ParseLimits, ParseRequest, give_up_if_silent, submit
 from app.views.formatting import kernel_name, measured, timestamp
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SettingsDep, user_of
@@ -237,8 +237,7 @@ def undo(request: Request, campaign_id: int, batch: str, session: SessionDep, ht
 
 @router.get("/campaigns/{campaign_id:id}/import/rules", name="kernel_rules")
 def rules_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
-    form = Form(RULE_FIELDS, raw={"rules": rules_text(session, campaign_id)})
-    return _rules_page(request, campaign, form)
+    return _rules_page(request, campaign, rules_form(session, campaign))
 
 
 def _rules_page(request, campaign, form, htmx=False, status=200):
@@ -249,10 +248,14 @@ def _rules_page(request, campaign, form, htmx=False, status=200):
 
 
 @router.post("/campaigns/{campaign_id:id}/import/rules", name="save_kernel_rules")
-async def save_rules_form(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep, htmx: IsHtmx):
+async def save_rules_form(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep, htmx: IsHtmx,
+                          now: NowDep):
     data = await request.form()
     try:
-        save_rules(session, campaign_id, parse_form(KernelRulesForm, data))
+        save_rules(session, campaign, parse_form(KernelRulesForm, data), seen_version=version_of(data.get("version")),
+                   now=now, by=user_of(request))
     except FormInvalid as exc:
         return _rules_page(request, campaign, Form.rejected(RULE_FIELDS, data, exc), htmx, 422)
+    except Stale:
+        return _rules_page(request, campaign, Form.stale(rules_form(session, campaign), data), htmx, 409)
     return redirect(path_for(request.app, "import", campaign_id=campaign_id), htmx)

@@ -9,7 +9,7 @@ from app.services.errors import FormInvalid, NotFound, Stale
 from app.services.forms import Form
 from app.services.plan import plan_of
 from app.views.plan import plan_view
-from app.web.deps import CampaignDep, IsHtmx, SessionDep
+from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, user_of
 from app.web.pages import redirect
 from app.web.templating import path_for, render
 
@@ -49,11 +49,11 @@ def _opened(session, which: str, campaign_id: int, fields, preset: str | None = 
 
 @router.post("/campaigns/{campaign_id:id}/specs/{which}", name="save_spec")
 async def save_spec_form(request: Request, campaign_id: int, campaign: CampaignDep,
-                         which: str, session: SessionDep, htmx: IsHtmx):
+                         which: str, session: SessionDep, htmx: IsHtmx, now: NowDep):
     _, fields, _, _ = _which(which)
     data = await request.form()
     try:
-        save_spec(session, which, campaign_id, data)
+        save_spec(session, which, campaign_id, data, now=now, by=user_of(request))
     except FormInvalid as exc:
         return _page(request, campaign, which, Form.rejected(fields, data, exc), htmx, 422)
     except Stale:

@@ -66,3 +66,45 @@ def test_a_spec_form_saved_over_a_newer_spec_is_refused(client, demo_id):
     refused = client.post(path, data=ben | {"memory_gb": "141"}, headers=HTMX)
     assert refused.status_code == 409 and "Someone saved this" in html.unescape(refused.text)
     assert client.get(f"/api/campaigns/{demo_id}/specs/hardware").json()["memory_gb"] == 80
+
+
+def test_a_profile_saved_since_the_form_was_opened_is_not_overwritten(client, demo_id):
+    path = f"/campaigns/{demo_id}/regimes/1/profile"
+    ana, ben = opened(client, path), opened(client, path)
+    assert ana["version"] == ben["version"] != ""
+    assert client.post(path, data=ana | {"shares": "attention 50%\nmoe 50%"}, headers=HTMX).status_code == 204
+    refused = client.post(path, data=ben | {"shares": "attention 20%\nmoe 80%"}, headers=HTMX)
+    assert refused.status_code == 409 and "Someone saved this after you opened it" in html.unescape(refused.text)
+    assert "moe 80%" in refused.text  # what ben typed is still in the form
+    newest = client.get(f"/api/campaigns/{demo_id}/regimes/1/profile")
+    assert {s["bucket"]: s["share"] for s in newest.json()["shares"]}["attention"] == 0.5
+    stale = client.post(f"/api/campaigns/{demo_id}/regimes/1/profile", json={"shares": "attention 10%"},
+                        headers={"If-Match": f'"{ana["version"]}"'})
+    assert stale.status_code == 412
+    fresh = client.post(f"/api/campaigns/{demo_id}/regimes/1/profile", json={"shares": "attention 10%"},
+                        headers={"If-Match": newest.headers["etag"]})
+    assert fresh.status_code == 201 and fresh.headers["etag"] != newest.headers["etag"]
+
+
+def test_kernel_rules_saved_since_the_form_was_opened_are_not_overwritten(client, demo_id):
+    path = f"/campaigns/{demo_id}/import/rules"
+    ana, ben = opened(client, path), opened(client, path)
+    assert client.post(path, data=ana | {"rules": "gemm => gemm\n"}, headers=HTMX).status_code == 204
+    refused = client.post(path, data=ben | {"rules": "attn => attention\n"}, headers=HTMX)
+    assert refused.status_code == 409 and "attn =&gt; attention" in refused.text
+    assert opened(client, path)["rules"].strip() == "gemm => gemm"
+    again = client.post(path, data=ben | {"rules": "attn => attention\n", "version": opened(client, path)["version"]},
+                        headers=HTMX)
+    assert again.status_code == 204 and opened(client, path)["rules"].strip() == "attn => attention"
+
+
+def test_spec_profile_and_kernel_rule_saves_are_in_the_change_log(client, demo_id):
+    spec = opened(client, f"/campaigns/{demo_id}/specs/hardware")
+    assert client.post(f"/campaigns/{demo_id}/specs/hardware", data=spec, headers=HTMX).status_code == 204
+    profile = opened(client, f"/campaigns/{demo_id}/regimes/1/profile")
+    assert client.post(f"/campaigns/{demo_id}/regimes/1/profile", data=profile, headers=HTMX).status_code == 204
+    rules = opened(client, f"/campaigns/{demo_id}/import/rules")
+    assert client.post(f"/campaigns/{demo_id}/import/rules", data=rules, headers=HTMX).status_code == 204
+    page = html.unescape(client.get(f"/campaigns/{demo_id}/changes").text)
+    for line in ("updated kernel rules", "created profile of batch 1", "updated hardware spec"):
+        assert line in page
