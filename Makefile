@@ -54,6 +54,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python bench/pages.py
 	$(BIN)/python bench/fidelity.py
 	$(BIN)/python bench/load.py
+	$(BIN)/python bench/uploads.py
 
 vendor:
 	cd $$(mktemp -d) && npm pack --silent htmx.org@$(HTMX_VERSION) && tar xzf htmx.org-$(HTMX_VERSION).tgz && \
