@@ -208,10 +208,21 @@ async def retract(request: Request, campaign_id: int, campaign: CampaignDep, mea
 @router.get("/campaigns/{campaign_id:id}/changes", name="changes")
 def changes_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
     """The campaign's edits, newest first: when, who, what (measurements are in each regime's history)."""
-    rows = [{"at": timestamp(c.at), "by": c.by or "—", "what": f"{c.action} {c.label}", "kind": c.kind,
-             "row_id": c.row_id, "live": c.action != "deleted" and c.kind != "campaign"}
+    rows = [{"at": timestamp(c.at), "by": c.by or "—", "what": f"{c.action} {c.label}",
+             "href": _change_link(request, campaign_id, c) if c.action != "deleted" else ""}
             for c in changes_of(session, campaign_id=campaign_id)]
     return render(request, "changes.html", {"campaign": campaign, "changes": rows})
+
+
+def _change_link(request: Request, campaign_id: int, change) -> str:
+    """Where the changed thing is edited now ("" when it has no page of its own: the campaign, a profile)."""
+    if change.kind == "specs":
+        return path_for(request.app, "specs", campaign_id=campaign_id)
+    if change.kind == "kernel rules":
+        return path_for(request.app, "kernel_rules", campaign_id=campaign_id)
+    if change.kind in ("campaign", "profiles"):
+        return ""
+    return path_for(request.app, "edit_row", campaign_id=campaign_id, kind=change.kind, row_id=change.row_id)
 
 
 @router.get("/campaigns/{campaign_id:id}/roadmap.md", name="roadmap")

@@ -105,6 +105,9 @@ def test_spec_profile_and_kernel_rule_saves_are_in_the_change_log(client, demo_i
     assert client.post(f"/campaigns/{demo_id}/regimes/1/profile", data=profile, headers=HTMX).status_code == 204
     rules = opened(client, f"/campaigns/{demo_id}/import/rules")
     assert client.post(f"/campaigns/{demo_id}/import/rules", data=rules, headers=HTMX).status_code == 204
-    page = html.unescape(client.get(f"/campaigns/{demo_id}/changes").text)
+    raw = client.get(f"/campaigns/{demo_id}/changes").text
+    page = html.unescape(raw)
     for line in ("updated kernel rules", "created profile of batch 1", "updated hardware spec"):
         assert line in page
+    links = re.findall(r'<td><a href="([^"]+)">', raw)
+    assert len(links) == 2 and all(client.get(link).status_code == 200 for link in links)  # rules, specs
