@@ -8,11 +8,12 @@ from typing import Any
 
 from sqlmodel import Session
 
-from app.db import repo
-from app.db.tables import Campaign
+from app.db import links, repo
+from app.db.tables import Campaign, Submission, pk
 from app.models.fields import form_fields, parse_form
 from app.models.plan_rows import CampaignCreate
 from app.services.errors import NotFound
+from app.services.forms import idempotency_key
 
 CAMPAIGN_FIELDS = form_fields(CampaignCreate)
 
@@ -31,13 +32,23 @@ def get_campaign(session: Session, campaign_id: int) -> Campaign:
 
 def create_campaign(session: Session, data: Mapping[str, Any], *, now: datetime) -> Campaign:
     """Validate and store a new campaign; raises FormInvalid and writes nothing on bad input."""
-    return store_campaign(session, parse_form(CampaignCreate, data), now=now)
+    return store_campaign(session, parse_form(CampaignCreate, data), now=now,
+                          key=idempotency_key(data.get("idempotency_key")))
 
 
-def store_campaign(session: Session, values: CampaignCreate, *, now: datetime) -> Campaign:
-    """Store a checked new campaign (form or API); one commit."""
+def store_campaign(session: Session, values: CampaignCreate, *, now: datetime, key: str | None = None) -> Campaign:
+    """Store a checked new campaign (form or API); one commit. `key`: its idempotency key (the same key again
+    returns the campaign the first stored)."""
+    done = links.submission(session, key=key) if key else None
+    if done is not None and done.kind == "campaign":
+        earlier = repo.get_campaign(session, campaign_id=done.result_id)
+        if earlier is not None:
+            return earlier
     campaign = Campaign(**values.model_dump(), created_at=now)
     session.add(campaign)
+    session.flush()
+    if key and done is None:
+        session.add(Submission(key=key, kind="campaign", result_id=pk(campaign), created_at=now))
     session.commit()
     session.refresh(campaign)
     return campaign

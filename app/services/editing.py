@@ -18,12 +18,12 @@ from pydantic import BaseModel
 from sqlmodel import Session, SQLModel
 
 from app.db import links, repo
-from app.db.tables import Campaign, ChangeLog, Gate, Intervention, Regime, Tier, pk
+from app.db.tables import Campaign, ChangeLog, Gate, Intervention, Regime, Submission, Tier, pk
 from app.models import plan_rows as m
 from app.models.fields import Options, check_options, form_fields, parse_form, plain_values, validated
 from app.planning.model import PlanningError, Status, ThreePoint
 from app.services.errors import FormInvalid, NotFound, Stale
-from app.services.forms import Field, Form, version_of
+from app.services.forms import Field, Form, idempotency_key, version_of
 from app.views.formatting import datetime_input, input_number
 
 Apply = Callable[[Session, int, Any, dict[str, Any], datetime], tuple[Any, dict[str, str]]]
@@ -73,7 +73,7 @@ def save_form(session: Session, editor: Editor, campaign_id: int, row: Any, data
     is the version it was opened at: Stale if the row was saved since."""
     values = parse_form(editor.create, data)
     return save(session, editor, campaign_id, row, values, now=now, seen_version=version_of(data.get("version")),
-                by=by)
+                by=by, key=idempotency_key(data.get("idempotency_key")) if row is None else None)
 
 
 def save_changes(session: Session, editor: Editor, campaign_id: int, row: Any, changes: BaseModel, *,
@@ -85,11 +85,19 @@ def save_changes(session: Session, editor: Editor, campaign_id: int, row: Any, c
 
 
 def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: BaseModel, *, now: datetime,
-         seen_version: int | None = None, by: str = "") -> Any:
+         seen_version: int | None = None, by: str = "", key: str | None = None) -> Any:
     """Store checked values on the row (None: a new row); commits once, or FormInvalid and nothing written.
 
     Saving over a row moves its version, compare-and-set: Stale, and nothing written, when it is no longer at
-    `seen_version` (the version the form or the API client saw; None: the version loaded now)."""
+    `seen_version` (the version the form or the API client saw; None: the version loaded now). `key`: a new
+    row's idempotency key; the same key again (a doubled or retried submit) writes nothing and returns the row
+    the first stored."""
+    if row is None and key:
+        if campaign_id:
+            links.lock_campaign(session, campaign_id=campaign_id)  # the same key twice at once: one after the other
+        earlier = _created_with(session, editor, campaign_id, key)
+        if earlier is not None:
+            return earlier
     check_options(values, editor.options(session, campaign_id))
     if row is not None:
         claim(session, editor.table, row, editor.noun, seen_version)
@@ -100,9 +108,24 @@ def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: B
     session.add(stored)
     session.flush()
     log_change(session, campaign_id or stored.id, editor, stored, "created" if row is None else "updated", now, by)
+    if row is None and key:
+        session.add(Submission(key=key, kind=editor.kind[:20], result_id=stored.id, created_at=now))
     session.commit()
     session.refresh(stored)
     return stored
+
+
+def _created_with(session: Session, editor: Editor, campaign_id: int, key: str) -> Any:
+    """The row an earlier create with this idempotency key stored (None: none, or it is gone)."""
+    found = links.submission(session, key=key)
+    if found is None:
+        return None
+    if found.kind != editor.kind[:20]:
+        raise FormInvalid({"__all__": "that idempotency key was used for something else: send a new one"})
+    earlier = session.get(editor.table, found.result_id)
+    if earlier is not None and campaign_id and getattr(earlier, "campaign_id", campaign_id) != campaign_id:
+        raise NotFound("that idempotency key belongs to another campaign's row")
+    return earlier
 
 
 def log_change(session: Session, campaign_id: int, editor: Editor, row: Any, action: str, now: datetime,

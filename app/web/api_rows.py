@@ -18,7 +18,7 @@ from app.services.editing_effects import store_profile
 from app.services.editing_specs import SPEC_MODELS, spec_row, store_spec
 from app.services.editors import CAMPAIGN_EDITOR, ROW_EDITORS, rows_of
 from app.services.errors import NotFound
-from app.services.forms import version_of
+from app.services.forms import idempotency_key, version_of
 from app.services.records import profile_public
 from app.web.deps import CampaignDep, NowDep, SessionDep, user_of
 from app.web.problems import PROBLEM_RESPONSES, STALE_RESPONSES
@@ -27,6 +27,9 @@ router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
 
 
 IfMatch = Annotated[str | None, Header(description='the ETag of the version you read, e.g. "3"')]
+IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", description=(
+    "8-64 letters, digits or dashes, new for each row: a retry with the same key stores nothing and answers with "
+    "the row the first stored"))]
 
 
 def etag_of(row: Any) -> str:
@@ -36,9 +39,10 @@ def etag_of(row: Any) -> str:
 
 
 @router.post("/campaigns", status_code=201, response_model=CampaignPublic, tags=["campaigns"])
-def create_campaign(body: CampaignCreate, session: SessionDep, now: NowDep):
+def create_campaign(body: CampaignCreate, session: SessionDep, now: NowDep, key: IdempotencyKey = None):
     """Create an empty campaign (regimes, tiers and interventions are added to it afterwards)."""
-    return CAMPAIGN_EDITOR.public_of(session, campaign_service.store_campaign(session, body, now=now))
+    return CAMPAIGN_EDITOR.public_of(session, campaign_service.store_campaign(session, body, now=now,
+                                                                             key=idempotency_key(key)))
 
 
 @router.get("/campaigns/{campaign_id:id}", response_model=CampaignPublic, tags=["campaigns"])
@@ -78,9 +82,10 @@ def _add_routes(editor: Editor) -> None:
         return [editor.public_of(session, row) for row in rows_of(session, editor, campaign_id)]
 
     def create_row(request: Request, campaign_id: int, _campaign: CampaignDep,
-                   body: Annotated[create_model, Body()], session: SessionDep, now: NowDep) -> Any:  # type: ignore[valid-type]
+                   body: Annotated[create_model, Body()], session: SessionDep, now: NowDep,  # type: ignore[valid-type]
+                   key: IdempotencyKey = None) -> Any:
         return editor.public_of(session, editing.save(session, editor, campaign_id, None, body, now=now,
-                                                      by=user_of(request)))
+                                                      by=user_of(request), key=idempotency_key(key)))
 
     def read_row(campaign_id: int, row_id: int, session: SessionDep, response: Response) -> Any:
         row = editing.load_row(session, editor, campaign_id, row_id)

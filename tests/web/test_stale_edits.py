@@ -111,3 +111,21 @@ def test_spec_profile_and_kernel_rule_saves_are_in_the_change_log(client, demo_i
         assert line in page
     links = re.findall(r'<td><a href="([^"]+)">', raw)
     assert len(links) == 2 and all(client.get(link).status_code == 200 for link in links)  # rules, specs
+
+
+def test_a_new_row_sent_twice_with_its_key_is_stored_once(client, demo_id):
+    page = client.get(f"/campaigns/{demo_id}/tiers/new").text
+    assert 'name="idempotency_key"' in page and 'name="version"' not in page
+    form = {"key": "D", "name": "later", "position": "4", "idempotency_key": "k" * 32}
+    first = client.post(f"/campaigns/{demo_id}/tiers/new", data=form, headers=HTMX)
+    again = client.post(f"/campaigns/{demo_id}/tiers/new", data=form, headers=HTMX)  # a double click, a retry
+    assert first.status_code == again.status_code == 204
+    assert [t["key"] for t in client.get(f"/api/campaigns/{demo_id}/tiers").json()].count("D") == 1
+    body = {"tier_id": 1, "regime_id": 1, "metric": "output_tok_s", "comparator": ">=", "threshold": 30}
+    key = {"Idempotency-Key": "g" * 32}
+    one = client.post(f"/api/campaigns/{demo_id}/gates", json=body, headers=key)
+    two = client.post(f"/api/campaigns/{demo_id}/gates", json=body, headers=key)
+    assert one.status_code == two.status_code == 201 and one.json()["id"] == two.json()["id"]
+    made = client.post("/api/campaigns", json={"name": "once", "gpu_count": 1}, headers={"Idempotency-Key": "c" * 32})
+    assert client.post("/api/campaigns", json={"name": "once", "gpu_count": 1},
+                       headers={"Idempotency-Key": "c" * 32}).json()["id"] == made.json()["id"]
