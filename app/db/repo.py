@@ -68,8 +68,9 @@ def regime_named(session: Session, *, campaign_id: int, name: str) -> Regime | N
     return session.exec(query).first()
 
 
-def measurements_of(session: Session, *, regime_ids: Sequence[int]) -> list[Measurement]:
-    """Measurements of those regimes, newest first."""
+def measurements_of(session: Session, *, regime_ids: Sequence[int], baselines_only: bool = False) -> list[Measurement]:
+    """Measurements of those regimes, newest first; `baselines_only`: the standing baselines alone (neither gate
+    checks nor retracted ones), all the checks of a new reading look at."""
     if not regime_ids:
         return []
     query = (
@@ -77,6 +78,8 @@ def measurements_of(session: Session, *, regime_ids: Sequence[int]) -> list[Meas
         .where(col(Measurement.regime_id).in_(regime_ids))
         .order_by(col(Measurement.measured_at).desc(), col(Measurement.id).desc())
     )
+    if baselines_only:
+        query = query.where(Measurement.kind == "baseline", col(Measurement.retracted_at).is_(None))
     return list(session.exec(query).all())
 
 
@@ -176,7 +179,7 @@ def model_spec_of(session: Session, *, campaign_id: int) -> ModelSpec | None:
     return session.exec(select(ModelSpec).where(ModelSpec.campaign_id == campaign_id)).first()
 
 
-def load_campaign(session: Session, *, campaign_id: int) -> CampaignRows | None:
+def load_campaign(session: Session, *, campaign_id: int, baselines_only: bool = False) -> CampaignRows | None:
     campaign = get_campaign(session, campaign_id=campaign_id)
     if campaign is None:
         return None
@@ -186,7 +189,7 @@ def load_campaign(session: Session, *, campaign_id: int) -> CampaignRows | None:
     tiers = tiers_of(session, campaign_id=campaign_id)
     interventions = interventions_of(session, campaign_id=campaign_id)
     effects = effects_of(session, intervention_ids=ids(interventions))
-    measurements = measurements_of(session, regime_ids=regime_ids)
+    measurements = measurements_of(session, regime_ids=regime_ids, baselines_only=baselines_only)
     return CampaignRows(
         campaign=campaign,
         regimes=regimes,

@@ -331,7 +331,7 @@ def _settle(session, campaign_id: int, preview: Preview, *, now, measured_at, co
     if undated:
         raise FormInvalid({"measured_at": f"{', '.join(undated)} carries no date: give the time it was measured"})
     readings = [_reading(m, now, preview.measurement_kind) for m in preview.measurements]
-    found = problems_of(load_rows(session, campaign_id), readings, now=now)
+    found = problems_of(load_rows(session, campaign_id, baselines_only=True), readings, now=now)
     errors = [f"{row.where}, {row.metric}: {p.message}" for row, ps in zip(preview.measurements, found, strict=False) for p in ps
               if not p.confirmable]
     if errors:

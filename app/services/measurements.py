@@ -57,9 +57,10 @@ def problems_of(rows: CampaignRows, readings: list[Reading], *, now: datetime) -
     return check_readings(readings, campaign, now=now)
 
 
-def load_rows(session: Session, campaign_id: int) -> CampaignRows:
-    """Every row of the campaign, loaded once; NotFound if there is no such campaign."""
-    rows = repo.load_campaign(session, campaign_id=campaign_id)
+def load_rows(session: Session, campaign_id: int, *, baselines_only: bool = False) -> CampaignRows:
+    """Every row of the campaign, loaded once; NotFound if there is no such campaign. `baselines_only`: of the
+    measurements, the standing baselines alone (what the checks of new readings need)."""
+    rows = repo.load_campaign(session, campaign_id=campaign_id, baselines_only=baselines_only)
     if rows is None:
         raise NotFound(f"no campaign {campaign_id}")
     return rows
@@ -116,7 +117,7 @@ def record_measurement(
         done = _submitted(session, campaign_id, idempotency_key)
         if done is not None:
             return done
-    rows = rows or load_rows(session, campaign_id)
+    rows = rows or load_rows(session, campaign_id, baselines_only=True)
     regimes, interventions = rows.regimes, rows.interventions
     try:
         check_options(values, measurement_options(regimes, interventions))
