@@ -10,7 +10,7 @@ from app.models.measurements import MeasurementCreate, MeasurementPublic, Retrac
 from app.models.plan_rows import CampaignPublic
 from app.services import campaigns as campaign_service
 from app.services.forms import idempotency_key
-from app.services.measurements import record_measurement, retract_measurement
+from app.services.measurements import measurement_out, record_measurement, retract_measurement
 from app.services.plan import plan_of, record_for
 from app.views.plan_json import PlanOut, plan_out
 from app.web.deps import CampaignDep, NowDep, SessionDep, user_of
@@ -65,4 +65,4 @@ def list_measurements(campaign_id: int, _campaign: CampaignDep, session: Session
 
 
 def _public(session, campaign_id: int, measurement) -> MeasurementPublic:
-    return next(m for m in record_for(session, campaign_id=campaign_id).measurements if m.id == measurement.id)
+    return measurement_out(session, campaign_id, measurement)
