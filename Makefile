@@ -55,6 +55,7 @@ bench: $(VENV)/.installed-test
 	$(BIN)/python bench/fidelity.py
 	$(BIN)/python bench/load.py
 	$(BIN)/python bench/uploads.py
+	$(BIN)/python bench/writers.py
 
 vendor:
 	cd $$(mktemp -d) && npm pack --silent htmx.org@$(HTMX_VERSION) && tar xzf htmx.org-$(HTMX_VERSION).tgz && \
