@@ -8,6 +8,7 @@ from app.db.tables import HardwareSpec, ModelSpec, pk
 from app.planning import ceiling as ceilings
 from app.planning import model as core
 from app.planning.baselines import rebased
+from app.planning.stats import Aggregation
 
 
 def three(row, prefix: str) -> core.ThreePoint | None:
@@ -130,6 +131,12 @@ def to_core(rows: CampaignRows) -> core.Campaign:
                 metric=g.metric,
                 comparator=core.Comparator(g.comparator),
                 threshold=g.threshold,
+                relative_pct=g.relative_pct,
+                reference_regime=regime_names.get(g.reference_regime_id) if g.reference_regime_id else None,
+                aggregation=Aggregation(g.aggregation),
+                window=g.window,
+                min_samples=g.min_samples,
+                severity=core.Severity(g.severity),
             )
             for g in rows.gates
         ),

@@ -278,6 +278,9 @@ class Gate(SQLModel, table=True):
     __table_args__ = (
         CheckConstraint("comparator IN ('>=', '<=')", name="ck_gate_comparator"),
         provenance_check("provenance", "ck_gate_provenance"),
+        CheckConstraint("aggregation IN ('newest', 'median', 'mean')", name="ck_gate_aggregation"),
+        CheckConstraint("severity IN ('hard', 'warn')", name="ck_gate_severity"),
+        CheckConstraint("threshold IS NOT NULL OR relative_pct IS NOT NULL", name="ck_gate_threshold"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -286,7 +289,13 @@ class Gate(SQLModel, table=True):
     regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", index=True)
     metric: str = Field(max_length=50)
     comparator: str = ">="
-    threshold: float
+    threshold: float | None = None  # in the metric's unit
+    relative_pct: float | None = None  # change against the reference regime's runs before the tier started
+    reference_regime_id: int | None = Field(default=None, foreign_key="regime.id", ondelete="SET NULL")
+    aggregation: str = Field(default="newest", max_length=10)  # of the last `window` runs
+    window: int = 1
+    min_samples: int = 1
+    severity: str = Field(default="hard", max_length=10)
     provenance: str = "assumed"
     note: str = ""
 

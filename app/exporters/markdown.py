@@ -154,9 +154,11 @@ def _tier_section(tier: TierView) -> list[str]:
     if tier.gates:
         lines += table(
             ["Regime", "Condition", "Status", "Evidence", "Projection"],
-            [[g.regime, f"{g.condition_text} ({g.provenance})", g.status, g.evidence_text, g.projected_text or "—"]
+            [[g.regime, f"{g.condition_text} ({g.provenance})", g.status + (" (warn only)" if g.severity == "warn" else ""),
+              g.evidence_text, g.projected_text or "—"]
              for g in tier.gates],
         )
+        lines += ["", tier.gates_text[0].upper() + tier.gates_text[1:] + "."]
     else:
         lines.append("No gate yet.")
     lines.append("")

@@ -7,11 +7,15 @@ from pydantic import Field as PydanticField
 
 from app.models.fields import TEXT_MAX, Input, Int, Number, UtcDatetime, example, field, update_model
 from app.planning.metrics import METRICS
-from app.planning.model import Comparator, Provenance, Status
+from app.planning.model import Comparator, Provenance, Severity, Status
+from app.planning.stats import Aggregation
 
 PROVENANCE_LABELS = {"measured": "measured", "imported": "imported from a file",
                      "reported": "reported (upstream or by the team)", "assumed": "assumed"}
 COMPARATOR_LABELS = {">=": ">= (at least)", "<=": "<= (at most)"}
+AGGREGATION_LABELS = {"newest": "the newest run", "median": "the median of the last N runs",
+                      "mean": "the mean of the last N runs"}
+SEVERITY_LABELS = {"hard": "hard: the tier needs it to pass", "warn": "warn: reported, never blocks the tier"}
 METRIC_OPTIONS = tuple((m.name, f"{m.name} ({m.unit})") for m in METRICS.values())
 MAX_SAMPLES = 200_000
 
@@ -142,16 +146,33 @@ class InterventionPublic(InterventionCreate, Versioned):
 
 
 class GateCreate(Input):
-    """A validation gate: a tier passes when its regime's newest measurement of the metric meets the threshold."""
+    """A validation gate: its tier is validated when every hard gate passes on the runs since the tier started.
+
+    The gate judges the newest run, or the median or mean of the last N, against an absolute threshold, a
+    change over the baseline (the runs before the tier started), or both. With several runs it decides on
+    the 90% bootstrap interval: an interval across the threshold, or too few runs, is inconclusive."""
 
     model_config = example(tier_id=1, regime_id=2, metric="output_tok_s", comparator=">=", threshold=40,
+                           relative_pct=30, aggregation="median", window=5, min_samples=3, severity="hard",
                            provenance="reported", note="upstream's figure at concurrency 16")
 
     tier_id: int = field("Tier")
     regime_id: int = field("Regime")
     metric: str = field("Metric", default="output_tok_s", max_length=50)
     comparator: Comparator = field("Passes when the value is", default=Comparator.AT_LEAST, labels=COMPARATOR_LABELS)
-    threshold: Number = field("Threshold", ge=0)
+    threshold: Number | None = field("Threshold", default=None, ge=0,
+                                     help="in the metric's unit; blank: judged on the change over the baseline only")
+    relative_pct: Number | None = field(
+        "Change over the baseline (%)", default=None, gt=-100, le=1e6,
+        help="+30: at least 1.3x the baseline's runs from before the tier started (-20 with <=: at most 0.8x); "
+             "blank: absolute only")
+    reference_regime_id: int | None = field("Baseline of regime", default=None,
+                                            help="whose runs the change is measured against; blank: this regime's")
+    aggregation: Aggregation = field("Judge", default=Aggregation.NEWEST, labels=AGGREGATION_LABELS)
+    window: Int = field("Last N runs", default=1, ge=1, le=1000, help="the median or mean takes this many runs")
+    min_samples: Int = field("Runs needed", default=1, ge=1, le=1000,
+                             help="fewer runs since the tier started leave the gate inconclusive")
+    severity: Severity = field("Severity", default=Severity.HARD, labels=SEVERITY_LABELS)
     provenance: Provenance = provenance("Threshold comes from", Provenance.ASSUMED)
     note: str = field("Note", default="", max_length=2000)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from app.planning.baselines import newest_baseline, newest_baselines
-from app.planning.gates import holds
+from app.planning.gates import describe, single_run_passes
 from app.planning.metrics import METRICS, THROUGHPUT_METRIC
 from app.planning.model import Campaign, EffectKind, Measurement, MeasurementKind, Status, need
 
@@ -118,14 +118,15 @@ def _double_count(reading: Reading, campaign: Campaign) -> list[Problem]:
         tier = tiers.get(gate.tier_key)
         if gate.regime != reading.regime or gate.metric != reading.metric or tier is None or tier.started_at is None:
             continue
-        if reading.measured_at <= tier.started_at or not holds(gate.comparator, reading.value, gate.threshold):
+        if reading.measured_at <= tier.started_at or not single_run_passes(gate, tier, reading.value,
+                                                                            campaign.measurements):
             continue
         missing = [i.key for i in campaign.interventions
                    if i.tier_key == tier.key and i.status is not Status.REJECTED and i.key not in reading.includes]
         if missing:
             out.append(Problem("kind", (
-                f"{reading.value:,.4g} passes the gate of tier {tier.key} ({gate.metric} {gate.comparator.value} "
-                f"{gate.threshold:g}) but does not include {', '.join(missing)}: as a baseline the plan would add "
+                f"{reading.value:,.4g} passes the gate of tier {tier.key} ({gate.metric} {describe(gate)}) but does "
+                f"not include {', '.join(missing)}: as a baseline the plan would add "
                 f"{'them' if len(missing) > 1 else 'it'} again on top. Record it as a gate check, tick what it "
                 "includes, or confirm"), True))
             break

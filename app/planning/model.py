@@ -8,6 +8,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
+from app.planning.stats import Aggregation
+
 SHARE_TOLERANCE = 1e-6
 OTHER_BUCKET = "other"
 
@@ -69,6 +71,13 @@ class MeasurementKind(StrEnum):
 class Comparator(StrEnum):
     AT_LEAST = ">="
     AT_MOST = "<="
+
+
+class Severity(StrEnum):
+    """A hard gate must pass for its tier to be validated; a warn gate only warns."""
+
+    HARD = "hard"
+    WARN = "warn"
 
 
 @dataclass(frozen=True)
@@ -279,11 +288,38 @@ class Measurement:
 
 @dataclass(frozen=True)
 class Gate:
+    """A tier's validation gate on one regime and metric (see planning/gates.py for how it is judged).
+
+    `threshold` is absolute, in the metric's unit; `relative_pct` asks for a change against the runs
+    of `reference_regime` (this regime when None) from before the tier started: +30 with >= means at
+    least 1.3x them, -20 with <= at most 0.8x. Either or both. The gate judges the newest run, or the
+    median or mean of the last `window` runs, and needs `min_samples` of them.
+    """
+
     tier_key: str
     regime: str
     metric: str
     comparator: Comparator
-    threshold: float
+    threshold: float | None = None
+    relative_pct: float | None = None
+    reference_regime: str | None = None
+    aggregation: Aggregation = Aggregation.NEWEST
+    window: int = 1
+    min_samples: int = 1
+    severity: Severity = Severity.HARD
+
+    def __post_init__(self) -> None:
+        if self.threshold is None and self.relative_pct is None:
+            raise PlanningError("give a threshold, a change relative to the baseline, or both", "threshold")
+        if self.relative_pct is not None and not (math.isfinite(self.relative_pct) and self.relative_pct > -100):
+            raise PlanningError("a relative change lies above -100%", "relative_pct")
+        if self.min_samples < 1:
+            raise PlanningError("a gate needs at least one run", "min_samples")
+        if self.aggregation is Aggregation.NEWEST and (self.min_samples > 1 or self.window > 1):
+            raise PlanningError("the newest run is one run: choose the median or mean to judge several", "aggregation")
+        if self.window < self.min_samples:
+            raise PlanningError(f"the last {self.window} runs cannot hold the {self.min_samples} the gate needs",
+                                "window")
 
 
 @dataclass(frozen=True)

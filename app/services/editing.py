@@ -21,7 +21,9 @@ from app.db import links, repo
 from app.db.tables import Campaign, ChangeLog, Gate, Intervention, Regime, Submission, Tier, pk
 from app.models import plan_rows as m
 from app.models.fields import Options, check_options, form_fields, parse_form, plain_values, validated
-from app.planning.model import PlanningError, Status, ThreePoint
+from app.planning import model as core
+from app.planning.model import Comparator, PlanningError, Severity, Status, ThreePoint
+from app.planning.stats import Aggregation
 from app.services.errors import FormInvalid, NotFound, Stale
 from app.services.forms import Field, Form, idempotency_key, version_of
 from app.views.formatting import datetime_input, input_number
@@ -296,9 +298,17 @@ def _creates_cycle(session: Session, intervention_id: int, required: list[int]) 
 # gates
 
 def _gate_apply(session, campaign_id, row, values, now):
-    row = row or Gate(tier_id=0, regime_id=0, metric="", threshold=0)
+    """The core's Gate checks the combination of fields (a threshold or a change; runs enough for the window)."""
+    errors = {}
+    try:
+        core.Gate("", "", values["metric"], Comparator(values["comparator"]), threshold=values["threshold"],
+                  relative_pct=values["relative_pct"], aggregation=Aggregation(values["aggregation"]),
+                  window=values["window"], min_samples=values["min_samples"], severity=Severity(values["severity"]))
+    except PlanningError as exc:
+        errors[exc.field or "threshold"] = str(exc)
+    row = row or Gate(tier_id=0, regime_id=0, metric="")
     _set(row, values, tuple(m.GateCreate.model_fields))
-    return row, {}
+    return row, errors
 
 
 def _campaign_of_gate(session: Session, gate: Gate) -> int:
@@ -322,6 +332,6 @@ INTERVENTION_EDITOR = (Editor("interventions", "intervention", Intervention, m.I
                 current=_intervention_current))
 GATE_EDITOR = (Editor("gates", "gate", Gate, m.GateCreate, m.GateUpdate, m.GatePublic, _gate_apply, _campaign_of_gate,
                 options=lambda s, c: {"tier_id": _tier_options(s, c), "regime_id": _regime_options(s, c),
-                                      "metric": m.METRIC_OPTIONS}))
+                                      "reference_regime_id": _regime_options(s, c), "metric": m.METRIC_OPTIONS}))
 CAMPAIGN_EDITOR = (Editor("campaign", "campaign", Campaign, m.CampaignSettings, m.CampaignUpdate, m.CampaignPublic,
                 _campaign_apply, lambda session, row: row.id, deletable=True))

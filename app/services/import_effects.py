@@ -14,6 +14,7 @@ from app.planning.metrics import STEP_METRIC, THROUGHPUT_METRIC
 from app.planning.model import need
 from app.planning.projection import project_regime
 from app.views import formatting as fmt
+from app.views.gates import condition_text
 
 ENGINES = ("vllm", "sglang", "tensorrt", "trt-llm", "tgi", "lmdeploy")
 
@@ -87,8 +88,7 @@ def _gate_changes(before: core.Campaign, after: core.Campaign) -> list[str]:
     new = evaluate_gates(after.gates, after.tiers, after.measurements)
     for was, now in zip(old, new, strict=False):
         if now.status != was.status or now.evidence != was.evidence:
-            g = now.gate
-            lines.append(f"gate of tier {g.tier_key}, {g.regime} {g.metric} {g.comparator.value} {fmt.plain(g.threshold)}: "
+            lines.append(f"gate of tier {now.gate.tier_key}, {now.gate.regime} {condition_text(now)}: "
                          f"{was.status.value} → {now.status.value}")
     return lines
 

@@ -8,7 +8,7 @@ from typing import Any
 from app.models.plan_rows import GatePublic, InterventionPublic, RegimePublic
 from app.models.specs import HardwareSpecPublic, ModelSpecPublic
 from app.planning.gates import GateResult
-from app.planning.metrics import METRICS, THROUGHPUT_METRIC
+from app.planning.metrics import THROUGHPUT_METRIC
 from app.planning.model import Effect, Provenance
 from app.planning.projection import RegimeProjection, Step
 from app.planning.uncertainty import TierDistribution
@@ -27,6 +27,7 @@ from app.views.extras import (
     specs_view,
     what_if_views,
 )
+from app.views.gates import condition_text, evidence_text, tier_gates_text
 from app.views.texts import band_text, baseline_row, effect_text, includes_text, launch_text, step_text
 
 
@@ -88,6 +89,7 @@ class GateView:
     metric: str
     condition_text: str  # "output_tok_s >= 40 tok/s"
     status: str
+    severity: str
     evidence_text: str
     projected_text: str
     provenance: str
@@ -115,6 +117,7 @@ class TierView:
     started_text: str
     interventions: list[InterventionView]
     gates: list[GateView]
+    gates_text: str  # "validated: both hard gates pass"
     outcome: list[str]  # per regime, what the tier should buy
     effort_text: str
     effort_range_text: str = ""  # cumulative effort P50 / P90 through this tier
@@ -166,6 +169,7 @@ def plan_view(plan: Plan) -> PlanReport:
                 started_text=f"started {fmt.date(tier.started_at)}" if tier.started_at else "not started",
                 interventions=members,
                 gates=[g for g in gate_views if g.tier_key == tier.key],
+                gates_text=tier_gates_text(tier.key, results),
                 outcome=[_outcome(p, tier.key) for p in projections],
                 effort_text=f"{fmt.plain(likely_days)} d likely" if members else "no interventions",
                 effort_range_text=(
@@ -185,7 +189,7 @@ def plan_view(plan: Plan) -> PlanReport:
         regimes=regimes,
         tiers=tiers,
         unassigned=[interventions[i.id] for i in record.interventions if i.tier_id is None],
-        assumptions=_assumptions(record, core_effects),
+        assumptions=_assumptions(record, core_effects, results),
         gate_results=list(results),
         projections=projections,
         specs=specs_view(record, analysis),
@@ -269,9 +273,6 @@ def _regime_view(regime: RegimePublic, projection: RegimeProjection, record: Pla
 
 
 def _gate_view(gate: GatePublic, result: GateResult, by_regime: dict[str, RegimeProjection], names: dict[int, str]) -> GateView:
-    metric = METRICS.get(gate.metric)
-    unit = metric.unit if metric else ""
-    evidence = result.evidence
     projected = ""
     if gate.metric == THROUGHPUT_METRIC:
         step = by_regime[names[gate.regime_id]].after(result.gate.tier_key)
@@ -282,11 +283,10 @@ def _gate_view(gate: GatePublic, result: GateResult, by_regime: dict[str, Regime
         tier_key=result.gate.tier_key,
         regime=names[gate.regime_id],
         metric=gate.metric,
-        condition_text=f"{gate.metric} {gate.comparator} {fmt.number(gate.threshold, unit)}",
+        condition_text=condition_text(result),
         status=result.status.value,
-        evidence_text=(
-            f"{fmt.number(evidence.value, unit)} on {fmt.date(evidence.measured_at)}" if evidence else result.reason
-        ),
+        severity=result.gate.severity.value,
+        evidence_text=evidence_text(result),
         projected_text=projected,
         provenance=gate.provenance,
     )
@@ -335,7 +335,7 @@ def _outcome(projection: RegimeProjection, tier_key: str) -> str:
     )
 
 
-def _assumptions(record: PlanRecord, core_effects: dict[int, Effect]) -> list[str]:
+def _assumptions(record: PlanRecord, core_effects: dict[int, Effect], gate_results: tuple[GateResult, ...]) -> list[str]:
     """Every number the team assumed rather than measured or read."""
     assumed = Provenance.ASSUMED
     names = {r.id: r.name for r in record.regimes}
@@ -375,7 +375,7 @@ def _assumptions(record: PlanRecord, core_effects: dict[int, Effect]) -> list[st
             out += [f"{label}: {line.strip()}" for line in spec.sources.splitlines() if "assumed" in line]
             if spec.provenance == assumed:
                 out.append(f"{label}: every figure of {spec.name}")
-    for g in record.gates:
+    for g, result in zip(record.gates, gate_results, strict=True):
         if g.provenance == assumed:
-            out.append(f"gate threshold {names[g.regime_id]} {g.metric} {g.comparator} {fmt.plain(g.threshold)}")
+            out.append(f"gate threshold {names[g.regime_id]} {condition_text(result)}")
     return out

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from app.planning.projection import Step
 from app.planning.uncertainty import EffortDistribution, TierDistribution
 from app.services.plan import Plan
+from app.views.gates import GateOut, gate_out
 
 
 class TierProjection(BaseModel):
@@ -49,17 +50,6 @@ class RegimePlan(BaseModel):
     notes: list[str]
 
 
-class GateStatusOut(BaseModel):
-    tier: str
-    regime: str
-    metric: str
-    comparator: str
-    threshold: float
-    status: str
-    evidence_value: float | None
-    evidence_measured_at: datetime | None
-
-
 class OrderPick(BaseModel):
     key: str
     effort_days: float
@@ -74,7 +64,7 @@ class PlanOut(BaseModel):
     seed: int
     samples: int
     regimes: list[RegimePlan]
-    gates: list[GateStatusOut]
+    gates: list[GateOut]
     suggested_order: list[OrderPick]
     calibration_bias: float | None
     calibration_applied: bool
@@ -122,15 +112,7 @@ def plan_out(plan: Plan) -> PlanOut:
                 notes=list(projection.notes),
             )
         )
-    gates = [
-        GateStatusOut(
-            tier=r.gate.tier_key, regime=r.gate.regime, metric=r.gate.metric, comparator=r.gate.comparator.value,
-            threshold=r.gate.threshold, status=r.status.value,
-            evidence_value=r.evidence.value if r.evidence else None,
-            evidence_measured_at=r.evidence.measured_at if r.evidence else None,
-        )
-        for r in analysis.gate_results
-    ]
+    gates = [gate_out(r, g.id) for r, g in zip(analysis.gate_results, plan.record.gates, strict=True)]
     order = [
         OrderPick(key=p.key, effort_days=p.effort_days, gain=p.gain, cumulative_days=p.cumulative_days,
                   suggested_tier=p.band)

@@ -75,7 +75,7 @@ def test_runs_are_matched_to_regimes_by_concurrency(client, app, demo_id):
     text = html.unescape(preview.text)
     assert "becomes the batch 1 baseline: 10.0 tok/s → 44.1 tok/s (taken with A1, A2)" in text
     assert "its mean TPOT, 21.1 ms, becomes the batch 1 step time" in text
-    assert "gate of tier A, concurrency 16 output_tok_s >= 40: pending → pass" in text
+    assert "gate of tier A, concurrency 16 output_tok_s >= 40.0 tok/s: pending → pass" in text
     assert confirm(client, demo_id, token_of(preview.text)).status_code == 204
     plan = client.get(f"/api/campaigns/{demo_id}/plan").json()
     # dated 2026-11-20, after the demo's baselines: these are the new baselines, taken with tier A's work

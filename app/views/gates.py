@@ -1,0 +1,175 @@
+"""Gate results in words and in records: the plan page, the export, the API and `tierplan gates` read these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from app.planning.gates import Criterion, GateResult, GateStatus, tier_validated
+from app.planning.metrics import metric_unit
+from app.planning.model import Severity, Tier
+from app.planning.stats import CONFIDENCE, Aggregation
+from app.views import formatting as fmt
+
+
+def condition_text(result: GateResult) -> str:
+    """"output_tok_s >= 40 tok/s", "median of the last 5 runs (3 needed): output_tok_s >= +30% over c1's baseline"."""
+    gate = result.gate
+    unit = metric_unit(gate.metric)
+    parts = []
+    if gate.threshold is not None:
+        parts.append(f"{gate.comparator.value} {fmt.number(gate.threshold, unit)}")
+    if gate.relative_pct is not None:
+        whose = f"{gate.reference_regime}'s" if gate.reference_regime else "the"
+        parts.append(f"{gate.comparator.value} {gate.relative_pct:+,.4g}% over {whose} baseline")
+    condition = f"{gate.metric} " + " and ".join(parts)
+    if gate.aggregation is Aggregation.NEWEST:
+        return condition
+    return f"{gate.aggregation.value} of the last {gate.window} runs ({gate.min_samples} needed): {condition}"
+
+
+def _criterion_text(criterion: Criterion, result: GateResult, unit: str) -> str:
+    low, high = criterion.interval
+    several = len(result.samples) > 1 or len(result.reference) > 1
+    if criterion.relative:
+        change = f"{criterion.statistic - 1:+.1%}"
+        interval = f" ({CONFIDENCE:.0%} interval {low - 1:+.1%} to {high - 1:+.1%})" if several else ""
+        return f"{change} over the baseline{interval}, needs {criterion.threshold - 1:+.1%}"
+    value = fmt.number(criterion.statistic, unit)
+    interval = f" ({CONFIDENCE:.0%} interval {fmt.number(low, unit)} to {fmt.number(high, unit)})" if several else ""
+    return f"{value}{interval}"
+
+
+def evidence_text(result: GateResult) -> str:
+    """What the status rests on: the runs, the statistic and its interval, and why."""
+    unit = metric_unit(result.gate.metric)
+    if not result.criteria:
+        return result.reason
+    newest = result.samples[-1]
+    runs = (f"{fmt.number(newest.value, unit)} on {fmt.date(newest.measured_at)}" if len(result.samples) == 1
+            else f"{len(result.samples)} runs {fmt.date(result.samples[0].measured_at)} to "
+                 f"{fmt.date(newest.measured_at)}")
+    tests = "; ".join(_criterion_text(c, result, unit) for c in result.criteria)
+    if len(result.samples) == 1 and not any(c.relative for c in result.criteria):
+        return f"{runs}: {result.reason}"
+    return f"{runs}: {tests}. {result.reason[0].upper()}{result.reason[1:]}"
+
+
+def tier_gates_text(tier_key: str, results: tuple[GateResult, ...] | list[GateResult]) -> str:
+    """"validated: 2 of 2 hard gates pass", "not validated: 1 of 2 hard gates pass (1 inconclusive)"."""
+    hard = [r for r in results if r.gate.tier_key == tier_key and r.gate.severity is Severity.HARD]
+    if not hard:
+        return "no hard gate: nothing can validate this tier"
+    passing = sum(r.status is GateStatus.PASS for r in hard)
+    others = [s for s in GateStatus if s is not GateStatus.PASS and any(r.status is s for r in hard)]
+    detail = ", ".join(f"{sum(r.status is s for r in hard)} {s.value}" for s in others)
+    verdict = "validated" if tier_validated(tier_key, hard) else "not validated"
+    counted = f"{passing} of {len(hard)} hard gates pass" if len(hard) > 1 else f"{passing} of 1 hard gate passes"
+    return f"{verdict}: {counted}" + (f" ({detail})" if detail else "")
+
+
+class SampleOut(BaseModel):
+    value: float
+    measured_at: datetime
+    kind: str
+
+
+class CriterionOut(BaseModel):
+    relative: bool = Field(description="true: statistic, interval and threshold are ratios to the baseline")
+    statistic: float
+    interval_low: float
+    interval_high: float
+    threshold: float
+    verdict: str
+
+
+class GateOut(BaseModel):
+    """One gate's status with its evidence."""
+
+    id: int | None = None
+    tier: str
+    regime: str
+    metric: str
+    comparator: str
+    threshold: float | None
+    relative_pct: float | None
+    reference_regime: str | None
+    aggregation: str
+    window: int
+    min_samples: int
+    severity: str
+    status: str = Field(description="pass, warn, fail, inconclusive or pending")
+    condition: str
+    evidence: str
+    reason: str
+    evidence_value: float | None = Field(description="the newest run judged")
+    evidence_measured_at: datetime | None
+    samples: list[SampleOut]
+    baseline_samples: list[SampleOut]
+    criteria: list[CriterionOut]
+
+
+class TierGatesOut(BaseModel):
+    tier: str
+    name: str
+    validated: bool = Field(description="the tier has hard gates and every one passes")
+    gates: list[GateOut]
+
+
+def _samples(runs) -> list[SampleOut]:
+    return [SampleOut(value=m.value, measured_at=m.measured_at, kind=m.kind.value) for m in runs]
+
+
+def gate_out(result: GateResult, gate_id: int | None = None) -> GateOut:
+    gate = result.gate
+    return GateOut(
+        id=gate_id, tier=gate.tier_key, regime=gate.regime, metric=gate.metric, comparator=gate.comparator.value,
+        threshold=gate.threshold, relative_pct=gate.relative_pct, reference_regime=gate.reference_regime,
+        aggregation=gate.aggregation.value, window=gate.window, min_samples=gate.min_samples,
+        severity=gate.severity.value, status=result.status.value, condition=condition_text(result),
+        evidence=evidence_text(result), reason=result.reason, samples=_samples(result.samples),
+        evidence_value=result.evidence.value if result.evidence else None,
+        evidence_measured_at=result.evidence.measured_at if result.evidence else None,
+        baseline_samples=_samples(result.reference),
+        criteria=[CriterionOut(relative=c.relative, statistic=c.statistic, interval_low=c.interval[0],
+                               interval_high=c.interval[1], threshold=c.threshold, verdict=c.verdict.value)
+                  for c in result.criteria],
+    )
+
+
+@dataclass(frozen=True)
+class GateSummary:
+    """What CI needs from the gates: each tier's, and the exit code they add up to."""
+
+    tiers: tuple[TierGatesOut, ...]
+
+    def results(self) -> list[GateOut]:
+        return [g for t in self.tiers for g in t.gates]
+
+    def exit_code(self, strict: bool = False) -> int:
+        """0: every hard gate passes; 1: a hard gate fails (or, strict, a warn gate warns); 3: one is pending or
+        inconclusive (and none fails)."""
+        gates = self.results()
+        if any(g.status == GateStatus.FAIL.value or (strict and g.status == GateStatus.WARN.value) for g in gates):
+            return 1
+        if any(g.status in (GateStatus.PENDING.value, GateStatus.INCONCLUSIVE.value)
+               and (strict or g.severity == Severity.HARD.value) for g in gates):
+            return 3
+        return 0
+
+
+def gate_summary(tiers: tuple[Tier, ...], results: tuple[GateResult, ...], names: dict[str, str],
+                 ids: list[int | None], tier_key: str | None = None) -> GateSummary:
+    """The gates tier by tier (only `tier_key`'s when given); `names` the tiers' names, `ids` the gates' row ids."""
+    out = []
+    for tier in sorted(tiers, key=lambda t: t.order):
+        if tier_key is not None and tier.key != tier_key:
+            continue
+        mine = [(r, i) for r, i in zip(results, ids, strict=True) if r.gate.tier_key == tier.key]
+        out.append(TierGatesOut(tier=tier.key, name=names.get(tier.key, tier.name),
+                                validated=tier_validated(tier.key, [r for r, _ in mine]),
+                                gates=[gate_out(r, i) for r, i in mine]))
+    return GateSummary(tuple(out))
+
