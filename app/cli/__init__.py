@@ -1,7 +1,8 @@
-"""The `tierplan` command: serve, migrate, demo, export, import.
+"""The `tierplan` command: serve, migrate, demo, export, import, gates, push.
 
 Exit codes: 0 done, 1 the command failed (a bad file, an unknown campaign, an import that would fail),
-2 the command line itself is wrong (typer's usage errors).
+2 the command line itself is wrong (typer's usage errors); `gates` and `push` exit 3 when a gate is pending or
+inconclusive (app/cli/ci.py).
 """
 
 from __future__ import annotations
@@ -192,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line and return its exit code (usage errors: 2, from typer)."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from app.cli import imports, users  # noqa: F401  (register `tierplan import`, `user` and `token`)
+    from app.cli import ci, imports, users  # noqa: F401  (register `gates`, `push`, `import`, `user` and `token`)
 
     try:
         app(args=argv, prog_name="tierplan")

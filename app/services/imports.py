@@ -275,6 +275,11 @@ def import_problems(preview: Preview, *, measured_at: datetime | None, confirmed
     return out
 
 
+def batch_imported(session: Session, campaign_id: int, batch: str) -> bool:
+    """Whether an import of this batch is stored already (a retried push)."""
+    return bool(links.imports_of_batch(session, campaign_id=campaign_id, batch=batch))
+
+
 def confirm_import(
     session: Session, campaign_id: int, preview: Preview, *, now: datetime, batch: str,
     measured_at: datetime | None = None, confirmed: bool = False, by: str = "", job_token: str = "",

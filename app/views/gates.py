@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -144,6 +145,11 @@ class GateSummary:
     """What CI needs from the gates: each tier's, and the exit code they add up to."""
 
     tiers: tuple[TierGatesOut, ...]
+
+    def only(self, keep: Callable[[GateOut], bool]) -> GateSummary:
+        """The tiers that keep a gate, with only the gates kept (a tier's `validated` still counts all of its own)."""
+        tiers = [t.model_copy(update={"gates": [g for g in t.gates if keep(g)]}) for t in self.tiers]
+        return GateSummary(tuple(t for t in tiers if t.gates))
 
     def results(self) -> list[GateOut]:
         return [g for t in self.tiers for g in t.gates]

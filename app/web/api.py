@@ -4,19 +4,28 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Header, Query, Request
+from pydantic import BaseModel, Field
 
 from app.models.measurements import MeasurementCreate, MeasurementPublic, RetractionCreate
 from app.models.plan_rows import CampaignPublic
 from app.services import campaigns as campaign_service
 from app.services.forms import idempotency_key
+from app.services.gates import gates_of
 from app.services.measurements import measurement_out, record_measurement, retract_measurement
 from app.services.plan import plan_of, record_for
+from app.views.gates import TierGatesOut
 from app.views.plan_json import PlanOut, plan_out
 from app.web.deps import CampaignDep, NowDep, SessionDep, user_of
 from app.web.problems import PROBLEM_RESPONSES
 
 router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
+
+
+class GatesOut(BaseModel):
+    campaign_id: int
+    exit_code: int = Field(description="0 every hard gate passes, 1 a gate fails, 3 one is pending or inconclusive")
+    tiers: list[TierGatesOut]
 
 
 @router.get("/campaigns", response_model=list[CampaignPublic], tags=["campaigns"])
@@ -29,6 +38,15 @@ def list_campaigns(session: SessionDep):
 def get_plan(campaign_id: int, session: SessionDep):
     """The projection of every regime after each tier (likely values and P10-P90), and every gate's status."""
     return plan_out(plan_of(session, campaign_id=campaign_id))
+
+
+@router.get("/campaigns/{campaign_id:id}/gates", response_model=GatesOut, tags=["plan"])
+def get_gates(campaign_id: int, session: SessionDep,
+              tier: Annotated[str | None, Query(max_length=20, description="only this tier's gates (its key)")] = None):
+    """Every gate's status (pass, warn, fail, inconclusive, pending) with its evidence, tier by tier, and the exit
+    code `tierplan gates` gives: 0 every hard gate passes, 1 one fails, 3 one is pending or inconclusive."""
+    summary = gates_of(session, campaign_id, tier_key=tier)
+    return GatesOut(campaign_id=campaign_id, exit_code=summary.exit_code(), tiers=list(summary.tiers))
 
 
 @router.post("/campaigns/{campaign_id:id}/measurements", status_code=201, response_model=MeasurementPublic,

@@ -6,11 +6,11 @@ import json
 import secrets
 import shutil
 from dataclasses import asdict
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Request, Response, UploadFile
+from fastapi import APIRouter, File, Form, Header, Request, Response, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
@@ -18,8 +18,20 @@ from app.db import jobs
 from app.models.measurements import ImportOptionsForm
 from app.planning.model import MeasurementKind
 from app.services.errors import FormInvalid
-from app.services.imports import Preview, confirm_import, import_options, import_problems, imports_of, undo_import
+from app.services.forms import idempotency_key
+from app.services.gates import summary_of
+from app.services.imports import (
+    Preview,
+    batch_imported,
+    confirm_import,
+    import_options,
+    import_problems,
+    imports_of,
+    undo_import,
+)
 from app.services.parse_jobs import ParseLimits, ParseRequest, submit
+from app.services.plan import plan_of
+from app.views.gates import TierGatesOut
 from app.web.deps import CampaignDep, NowDep, SessionDep, SettingsDep, user_of
 from app.web.problems import PROBLEM_RESPONSES
 from app.web.uploads import save_uploads
@@ -30,8 +42,20 @@ router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES, tags=["imports"])
 class ImportResult(BaseModel):
     batch: str | None = Field(description="the import's batch (undo it with DELETE); null for a dry run")
     dry_run: bool
+    replayed: bool = Field(False, description="the Idempotency-Key was seen before: nothing new was stored, and "
+                                              "this answers with the first import's batch")
     preview: dict[str, Any] = Field(description="what the files hold and what the import changes")
     problems: list[str] = Field(description="what stops the import (a dry run lists them; a real one answers 422)")
+    gates: list[TierGatesOut] = Field(default_factory=list, description=(
+        "the gates the import's runs decided (they are among the runs a gate judged), judged with them stored; a "
+        "dry run: the gates on the runs' regimes and metrics as they stand"))
+    exit_code: int = Field(0, description="those gates' verdict as `tierplan gates` gives it: 0 pass, 1 a gate "
+                                          "fails, 3 one is pending or inconclusive")
+
+
+def _utc(text: str) -> datetime:
+    moment = datetime.fromisoformat(text)
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
 
 
 class ImportRecordOut(BaseModel):
@@ -57,10 +81,16 @@ async def post_import(
     exclude_passes: Annotated[int, Form(ge=0, le=10_000, description="traces: leave out the first N passes")] = 0,
     confirm: Annotated[bool, Form(description="import values the checks flag as unlikely")] = False,
     dry_run: Annotated[bool, Form(description="preview only: write nothing, list every problem")] = False,
+    key: Annotated[str | None, Header(alias="Idempotency-Key", description=(
+        "8-64 letters, digits or dashes; it becomes the import's batch, so a retry with the same key stores "
+        "nothing and answers with the first import (tierplan push sends a hash of the campaign, options and "
+        "files)"))] = None,
     response: Response = None,  # type: ignore[assignment]
 ) -> ImportResult:
-    """Import benchmark results or a profile in one transaction, or preview it (`dry_run`)."""
+    """Import benchmark results or a profile in one transaction, or preview it (`dry_run`), and say what the gates
+    on its regimes and metrics make of it."""
     token = secrets.token_hex(16)
+    batch = idempotency_key(key) or secrets.token_hex(16)
     folder = Path(settings.upload_dir) / token
     try:
         saved = await save_uploads(files, folder, settings.max_upload_mb * 1024 * 1024)
@@ -77,13 +107,20 @@ async def post_import(
             raise FormInvalid(json.loads(job.errors) if job is not None else {"files": "the upload was cancelled"})
         preview = Preview.from_json(job.preview)
         problems = import_problems(preview, measured_at=measured_at, confirmed=confirm)
+        touched = {(m.regime, m.metric, _utc(m.measured_at)) for m in preview.measurements if m.measured_at}
         if dry_run:
             response.status_code = 200
-            return ImportResult(batch=None, dry_run=True, preview=asdict(preview), problems=problems)
+            pairs = {(regime, metric) for regime, metric, _ in touched}
+            gates = summary_of(plan_of(session, campaign_id=campaign_id)).only(lambda g: (g.regime, g.metric) in pairs)
+            return ImportResult(batch=None, dry_run=True, preview=asdict(preview), problems=problems,
+                                gates=list(gates.tiers), exit_code=gates.exit_code())
+        replayed = batch_imported(session, campaign_id, batch)
         records = await run_in_threadpool(confirm_import, session, campaign_id, preview, now=now,
-                                          batch=secrets.token_hex(16), measured_at=measured_at, confirmed=confirm,
+                                          batch=batch, measured_at=measured_at, confirmed=confirm,
                                           by=user_of(request))
-        return ImportResult(batch=records[0].batch, dry_run=False, preview=asdict(preview), problems=[])
+        gates = summary_of(plan_of(session, campaign_id=campaign_id), touched=touched)
+        return ImportResult(batch=records[0].batch, dry_run=False, replayed=replayed, preview=asdict(preview),
+                            problems=[], gates=list(gates.tiers), exit_code=gates.exit_code())
     finally:
         jobs.remove(session.connection(), token=token)  # the API keeps no preview: a dry run is answered
         session.commit()
