@@ -19,6 +19,7 @@ from app.cli import app, fail, out
 from app.cli.client import Client, ServerError
 from app.config import get_settings
 from app.planning.model import MeasurementKind
+from app.planning.regressions import MIN_SAMPLES
 from app.views.gate_reports import ReportFormat, render
 from app.views.gates import GateSummary, TierGatesOut
 
@@ -146,3 +147,54 @@ def push(
     if not summary.tiers:
         print("no gate judges the regimes and metrics of these runs", file=sys.stderr)
     _emit(summary, how, f"campaign {campaign}", strict, out_file)
+
+
+@app.command()
+def regressions(
+    campaign: Annotated[int, typer.Argument(help="The campaign's id.")],
+    regime: Annotated[str | None, typer.Option(help="Only this regime's histories.")] = None,
+    metric: Annotated[str | None, typer.Option(help="Only this metric's histories (e.g. output_tok_s).")] = None,
+    min_samples: Annotated[int, typer.Option(min=2, max=1000, help="Runs each side of a change.")] = MIN_SAMPLES,
+    min_change: Annotated[float | None, typer.Option(
+        min=0.01, max=1000, help="Smallest change reported, in % (default 5; 20 for std_* metrics).")] = None,
+    how: Format = ReportFormat.TEXT,
+    out_file: OutFile = None,
+    server: Server = None,
+    token: Token = None,
+) -> None:
+    """Steps up or down in the measurement histories, each with the first run after it and the size of the change
+    with its interval; exit 0 when none is a regression, 1 when one is, 3 when no history is long enough."""
+    from app.views.regressions import SeriesOut, exit_code
+    from app.views.regressions import render as render_changes
+
+    if server:
+        query = {"min_samples": str(min_samples), **({"regime": regime} if regime else {}),
+                 **({"metric": metric} if metric else {}),
+                 **({"min_change_pct": str(min_change)} if min_change is not None else {})}
+        try:
+            body = Client(server, token or os.environ.get(TOKEN_ENV)).get(f"/api/campaigns/{campaign}/regressions",
+                                                                          query)
+        except ServerError as exc:
+            raise (_usage(str(exc)) if exc.status == 404 else fail(str(exc))) from None
+        series = [SeriesOut.model_validate(s) for s in body["series"]]
+    else:
+        from app.db.engine import make_engine, new_session
+        from app.services.errors import NotFound
+        from app.services.gates import regressions_of
+
+        engine = make_engine(get_settings().database_url)
+        try:
+            with new_session(engine) as session:
+                try:
+                    series = regressions_of(session, campaign, regime=regime, metric=metric, min_samples=min_samples,
+                                            min_change=None if min_change is None else min_change / 100)
+                except NotFound as exc:
+                    raise _usage(str(exc)) from None
+        finally:
+            engine.dispose()
+    report = render_changes(series, how, title=f"campaign {campaign}")
+    if out_file is None:
+        sys.stdout.write(report)
+    else:
+        out_file.write_text(report, encoding="utf-8")
+    raise typer.Exit(exit_code(series))

@@ -145,7 +145,7 @@ def mann_whitney(a: Sequence[float], b: Sequence[float]) -> RankTest:
     return RankTest(u, z, min(1.0, math.erfc(corrected / math.sqrt(2))), exact=False)
 
 
-def split_scores(values: Sequence[float], min_segment: int) -> np.ndarray:
+def split_scores(values: Sequence[float] | np.ndarray, min_segment: int) -> np.ndarray:
     """|z| of the rank test of values[:k] against values[k:] for every k (0 where a side is too short).
 
     One ranking serves every split: U_k is the sum of the first k ranks less k(k+1)/2.

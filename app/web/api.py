@@ -9,13 +9,16 @@ from pydantic import BaseModel, Field
 
 from app.models.measurements import MeasurementCreate, MeasurementPublic, RetractionCreate
 from app.models.plan_rows import CampaignPublic
+from app.planning.regressions import MIN_SAMPLES
 from app.services import campaigns as campaign_service
 from app.services.forms import idempotency_key
-from app.services.gates import gates_of
+from app.services.gates import gates_of, regressions_of
 from app.services.measurements import measurement_out, record_measurement, retract_measurement
 from app.services.plan import plan_of, record_for
 from app.views.gates import TierGatesOut
 from app.views.plan_json import PlanOut, plan_out
+from app.views.regressions import SeriesOut
+from app.views.regressions import exit_code as regressions_exit
 from app.web.deps import CampaignDep, NowDep, SessionDep, user_of
 from app.web.problems import PROBLEM_RESPONSES
 
@@ -26,6 +29,12 @@ class GatesOut(BaseModel):
     campaign_id: int
     exit_code: int = Field(description="0 every hard gate passes, 1 a gate fails, 3 one is pending or inconclusive")
     tiers: list[TierGatesOut]
+
+
+class RegressionsOut(BaseModel):
+    campaign_id: int
+    exit_code: int = Field(description="0 no regression, 1 a regression, 3 no history long enough to judge")
+    series: list[SeriesOut]
 
 
 @router.get("/campaigns", response_model=list[CampaignPublic], tags=["campaigns"])
@@ -47,6 +56,22 @@ def get_gates(campaign_id: int, session: SessionDep,
     code `tierplan gates` gives: 0 every hard gate passes, 1 one fails, 3 one is pending or inconclusive."""
     summary = gates_of(session, campaign_id, tier_key=tier)
     return GatesOut(campaign_id=campaign_id, exit_code=summary.exit_code(), tiers=list(summary.tiers))
+
+
+@router.get("/campaigns/{campaign_id:id}/regressions", response_model=RegressionsOut, tags=["plan"])
+def get_regressions(
+    campaign_id: int, session: SessionDep,
+    regime: Annotated[str | None, Query(max_length=100, description="only this regime's histories")] = None,
+    metric: Annotated[str | None, Query(max_length=50, description="only this metric's histories")] = None,
+    min_samples: Annotated[int, Query(ge=2, le=1000, description="runs each side of a change")] = MIN_SAMPLES,
+    min_change_pct: Annotated[float | None, Query(gt=0, le=1000, description=(
+        "smallest change reported, % (default 5, 20 for std_* metrics)"))] = None,
+):
+    """Steps up or down in every regime's history of every metric (rank-based binary segmentation), each with the
+    first run after it and the size of the change with its 90% interval; exit_code as `tierplan regressions`."""
+    series = regressions_of(session, campaign_id, regime=regime, metric=metric, min_samples=min_samples,
+                            min_change=None if min_change_pct is None else min_change_pct / 100)
+    return RegressionsOut(campaign_id=campaign_id, exit_code=regressions_exit(series), series=series)
 
 
 @router.post("/campaigns/{campaign_id:id}/measurements", status_code=201, response_model=MeasurementPublic,

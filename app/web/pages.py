@@ -14,9 +14,11 @@ from app.db.tables import Campaign, pk
 from app.exporters.markdown import render_roadmap
 from app.models.fields import parse_form
 from app.models.measurements import RetractionCreate
+from app.planning.regressions import MIN_SAMPLES
 from app.services import campaigns as campaign_service
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Form, idempotency_key
+from app.services.gates import changes_in
 from app.services.measurements import (
     CONFIRM,
     RETRACT_FIELDS,
@@ -160,7 +162,7 @@ def _regime_page(request, session, campaign: Campaign, regime_id: int):
     view = next(r for r in report.regimes if r.id == regime_id)
     what_ifs = [w for w in report.what_ifs if w.regime == regime.name]
     context = {"campaign": campaign, "regime": view, "history": history_view(plan.record, regime.name),
-               "what_ifs": what_ifs}
+               "what_ifs": what_ifs, "changes": changes_in(plan, regime=regime.name), "min_samples": MIN_SAMPLES}
     return render(request, "regime.html", context)
 
 

@@ -84,3 +84,59 @@ def test_split_scores_peak_at_the_step():
 
 def test_split_scores_of_too_short_a_series_are_zero():
     assert split_scores([1.0, 2.0, 3.0], min_segment=2).max() == 0
+
+
+# changes in a history
+
+def _history(values, regime="batch 1", metric="output_tok_s"):
+    from datetime import datetime, timedelta
+
+    from tests.factories import make_measurement
+
+    start = datetime(2026, 10, 1)
+    return [make_measurement(float(v), start + timedelta(days=i), regime=regime, metric=metric)
+            for i, v in enumerate(values)]
+
+
+def test_a_step_in_30_noisy_runs_is_found_at_its_first_run():
+    from app.planning.regressions import series_changes
+
+    rng = np.random.default_rng(2026)
+    values = list(rng.normal(100, 2.5, 17)) + list(rng.normal(91, 2.5, 13))
+    series = series_changes("batch 1", "output_tok_s", _history(values))
+    assert len(series.changes) == 1
+    change = series.changes[0]
+    assert change.first_run.measured_at.day == 18  # run 18 (index 17), 2026-10-18
+    assert change.runs_before == 17 and change.runs_after == 13
+    assert not change.improvement and -0.12 < change.change < -0.06
+    low, high = change.interval
+    assert low < change.change < high and high < 0
+
+
+def test_a_latency_that_drops_is_an_improvement_and_two_steps_are_both_found():
+    from app.planning.regressions import series_changes
+
+    rng = np.random.default_rng(9)
+    values = list(rng.normal(30, 0.5, 10)) + list(rng.normal(24, 0.5, 10)) + list(rng.normal(27, 0.5, 10))
+    series = series_changes("batch 1", "tpot_ms", _history(values, metric="tpot_ms"))
+    assert [c.first_run.measured_at.day for c in series.changes] == [11, 21]
+    assert [c.improvement for c in series.changes] == [True, False]
+
+
+def test_noise_alone_or_an_outlier_is_no_change():
+    from app.planning.regressions import series_changes
+
+    rng = np.random.default_rng(4)
+    flat = list(rng.normal(100, 3, 30))
+    flat[12] = 400.0  # one broken run
+    assert series_changes("batch 1", "output_tok_s", _history(flat)).changes == ()
+    small = list(rng.normal(100, 0.2, 15)) + list(rng.normal(102, 0.2, 15))  # 2%: below the 5% threshold
+    assert series_changes("batch 1", "output_tok_s", _history(small)).changes == ()
+    assert series_changes("batch 1", "output_tok_s", _history(small), min_change=0.01).changes != ()
+
+
+def test_a_short_history_is_not_judged():
+    from app.planning.regressions import series_changes
+
+    series = series_changes("batch 1", "output_tok_s", _history([100, 101, 80, 79, 78]))
+    assert not series.judged and series.changes == ()
