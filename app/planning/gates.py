@@ -163,11 +163,10 @@ def evaluate_gate(gate: Gate, tier: Tier | None, measurements: Sequence[Measurem
     if len(samples) < gate.min_samples:
         return GateResult(gate, GateStatus.INCONCLUSIVE, samples, reference, (),
                           f"{len(samples)} of the {gate.min_samples} runs it needs since the tier started")
-    if gate.relative_pct is not None and len(reference) < gate.min_samples:
+    if gate.relative_pct is not None and not reference:
         where = gate.reference_regime or gate.regime
         return GateResult(gate, GateStatus.INCONCLUSIVE, samples, reference, (),
-                          f"{len(reference)} of the {gate.min_samples} baseline runs of {where} it needs "
-                          "from before the tier started")
+                          f"no baseline run of {where} from before the tier started to compare with")
     criteria = tuple(_criteria(gate, samples, reference))
     status = _combined(criteria)
     if status is GateStatus.FAIL and gate.severity is Severity.WARN:

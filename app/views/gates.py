@@ -37,7 +37,9 @@ def _criterion_text(criterion: Criterion, result: GateResult, unit: str) -> str:
     if criterion.relative:
         change = f"{criterion.statistic - 1:+.1%}"
         interval = f" ({CONFIDENCE:.0%} interval {low - 1:+.1%} to {high - 1:+.1%})" if several else ""
-        return f"{change} over the baseline{interval}, needs {criterion.threshold - 1:+.1%}"
+        base = len(result.reference)
+        return (f"{change} over the baseline ({base} run{'s' if base != 1 else ''}){interval}, needs "
+                f"{criterion.threshold - 1:+.1%}")
     value = fmt.number(criterion.statistic, unit)
     interval = f" ({CONFIDENCE:.0%} interval {fmt.number(low, unit)} to {fmt.number(high, unit)})" if several else ""
     return f"{value}{interval}"
