@@ -63,7 +63,8 @@ def user_list() -> None:
             table = Table("user", "since", "tokens")
             for user in accounts.users(session):
                 tokens = accounts.tokens_of(session, user_id=user.id or 0)
-                live = [f"{t.id}: {t.name}" for t in tokens if t.revoked_at is None]
+                live = [f"{t.id}: {t.name}" + (f" (campaign {t.campaign_id})" if t.campaign_id else "") for t in tokens
+                    if t.revoked_at is None]
                 table.add_row(user.name, f"{user.created_at:%Y-%m-%d}", ", ".join(live) or "none")
     finally:
         engine.dispose()
@@ -74,6 +75,8 @@ def user_list() -> None:
 def token_add(
     user: Annotated[str, typer.Argument(help="The user the token acts as.")],
     name: Annotated[str, typer.Argument(help="What the token is for, e.g. ci-nightly.")],
+    campaign: Annotated[int | None, typer.Option(help="Scope it to this campaign: it may change that campaign's "
+                                                      "data and nothing else (a CI token).")] = None,
 ) -> None:
     """Make an API token; it is shown once, only its hash is kept."""
     from app.services.accounts import add_token
@@ -82,12 +85,13 @@ def token_add(
     engine, session = _session()
     try:
         with session:
-            token, text = add_token(session, user, name, now=datetime.now(UTC))
+            token, text = add_token(session, user, name, now=datetime.now(UTC), campaign_id=campaign)
     except NotFound as exc:
         raise fail(str(exc)) from None
     finally:
         engine.dispose()
-    out.print(f"token {token.id} for {user!r} ({name}); send it as Authorization: Bearer {text}")
+    scope = f", campaign {campaign} only" if campaign is not None else ""
+    out.print(f"token {token.id} for {user!r} ({name}{scope}); send it as Authorization: Bearer {text}")
 
 
 @tokens_app.command("revoke")

@@ -29,6 +29,7 @@ class ApiToken(SQLModel, table=True):
     token_sha256: str = Field(max_length=64, unique=True)
     created_at: datetime
     revoked_at: datetime | None = None
+    campaign_id: int | None = Field(default=None, foreign_key="campaign.id", ondelete="CASCADE")  # None: any
 
 
 class LoginFailure(SQLModel, table=True):

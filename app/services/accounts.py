@@ -17,6 +17,7 @@ from sqlmodel import Session
 
 from app.db import accounts
 from app.db.account_tables import ApiToken, AppSecret, LoginFailure, User
+from app.db.tables import Campaign
 from app.services.errors import FormInvalid, NotFound
 
 HASHER = PasswordHasher()
@@ -66,13 +67,18 @@ def log_in(session: Session, name: str, password: str, *, now: datetime) -> User
     raise FormInvalid({"password": "that name and password do not match"})
 
 
-def add_token(session: Session, user_name: str, token_name: str, *, now: datetime) -> tuple[ApiToken, str]:
-    """A new API token for the user, and its text (shown once; only its hash is kept). One commit."""
+def add_token(session: Session, user_name: str, token_name: str, *, now: datetime,
+              campaign_id: int | None = None) -> tuple[ApiToken, str]:
+    """A new API token for the user, and its text (shown once; only its hash is kept); scoped to `campaign_id`
+    when given. One commit."""
     user = accounts.user_named(session, name=user_name)
     if user is None:
         raise NotFound(f"no user {user_name!r}")
+    if campaign_id is not None and session.get(Campaign, campaign_id) is None:
+        raise NotFound(f"no campaign {campaign_id}")
     text = "tp_" + secrets.token_urlsafe(32)
-    token = ApiToken(user_id=user.id or 0, name=token_name[:100], token_sha256=_sha256(text), created_at=now)
+    token = ApiToken(user_id=user.id or 0, name=token_name[:100], token_sha256=_sha256(text), created_at=now,
+                     campaign_id=campaign_id)
     session.add(token)
     session.commit()
     session.refresh(token)
@@ -89,12 +95,23 @@ def revoke_token(session: Session, token_id: int, *, now: datetime) -> ApiToken:
     return token
 
 
-def user_of_token(session: Session, text: str) -> User | None:
-    """The user a live (not revoked) token belongs to."""
+def user_of_token(session: Session, text: str) -> tuple[User | None, int | None]:
+    """The user a live (not revoked) token belongs to, and the campaign it is scoped to (None: any)."""
     token = accounts.token_with(session, sha256=_sha256(text))
     if token is None or token.revoked_at is not None:
-        return None
-    return session.get(User, token.user_id)
+        return None, None
+    return session.get(User, token.user_id), token.campaign_id
+
+
+def token_allows(campaign_id: int | None, method: str, path: str) -> bool:
+    """Whether a token scoped to `campaign_id` may make this request: its campaign's paths only (not deleting
+    the campaign itself); an unscoped token may make any."""
+    if campaign_id is None:
+        return True
+    own = f"/api/campaigns/{campaign_id}"
+    if path == own:
+        return method != "DELETE"
+    return path.startswith(own + "/")
 
 
 def signing_secret(session: Session) -> str:

@@ -20,7 +20,7 @@ from app.db.account_tables import User
 from app.db.engine import new_session
 from app.models.fields import form_fields, parse_form
 from app.models.measurements import LoginForm
-from app.services.accounts import TooManyFailures, log_in, signing_secret, user_of_token
+from app.services.accounts import TooManyFailures, log_in, signing_secret, token_allows, user_of_token
 from app.services.errors import FormInvalid
 from app.services.forms import Form
 from app.web.security import SAFE_METHODS
@@ -38,14 +38,17 @@ def _serializer(session: Any) -> URLSafeTimedSerializer:
     return URLSafeTimedSerializer(signing_secret(session), salt="tierplan-session")
 
 
-def _who(app: Any, headers: dict[bytes, bytes]) -> tuple[bool, str | None]:
-    """Whether anyone is registered, and the name of the user this request comes from (None: nobody)."""
+def _who(app: Any, headers: dict[bytes, bytes], method: str = "GET", path: str = "/") -> tuple[bool, str | None]:
+    """Whether anyone is registered, and the name of the user this request comes from (None: nobody, or a token
+    scoped to another campaign than the request's)."""
     with new_session(app.state.engine) as session:
         if not accounts.any_user(session):
             return False, None
         authorization = headers.get(b"authorization", b"").decode("latin-1")
         if authorization.lower().startswith("bearer "):
-            user = user_of_token(session, authorization[7:].strip())
+            user, scope = user_of_token(session, authorization[7:].strip())
+            if user is not None and not token_allows(scope, method, path):
+                raise OutOfScope(scope)
             return True, user.name if user else None
         cookie = _cookie(headers.get(b"cookie", b"").decode("latin-1"))
         if not cookie:
@@ -80,12 +83,30 @@ class AuthMiddleware:
         if scope["method"] in SAFE_METHODS and not app.state.settings.login_to_read:
             await self.app(scope, receive, send)
             return
-        registered, user = await run_in_threadpool(_who, app, dict(scope["headers"]))
+        try:
+            registered, user = await run_in_threadpool(_who, app, dict(scope["headers"]), scope["method"],
+                                                       scope["path"])
+        except OutOfScope as exc:
+            await _refuse(send, f"this token is for campaign {exc.campaign_id} only")
+            return
         if not registered or user is not None:
             scope.setdefault("state", {})["user"] = user
             await self.app(scope, receive, send)
             return
         await _ask_for_login(scope, send)
+
+
+class OutOfScope(Exception):
+    def __init__(self, campaign_id: int | None) -> None:
+        super().__init__(campaign_id)
+        self.campaign_id = campaign_id
+
+
+async def _refuse(send: Send, detail: str) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    await send({"type": "http.response.start", "status": 403,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _ask_for_login(scope: Scope, send: Send) -> None:

@@ -61,6 +61,26 @@ def test_an_api_token_works_until_it_is_revoked(client, app, clock, demo_id):
                        headers={"Authorization": "Bearer tp_guess"}).status_code == 401
 
 
+def test_a_token_scoped_to_a_campaign_changes_that_campaign_only(client, app, clock, demo_id):
+    register(app, clock)
+    other = client.post("/api/campaigns", json={"name": "other", "gpu_count": 1},
+                        headers={"Authorization": f"Bearer {_token(app, clock)}"}).json()["id"]
+    with new_session(app.state.engine) as session:
+        _, text = add_token(session, "ana", "ci", now=clock(), campaign_id=demo_id)
+    bearer = {"Authorization": f"Bearer {text}"}
+    assert client.post(f"/api/campaigns/{demo_id}/measurements", json=BODY, headers=bearer).status_code == 201
+    refused = client.post(f"/api/campaigns/{other}/regimes", headers=bearer, json={
+        "name": "c1", "concurrency": 1, "input_tokens": 1, "output_tokens": 1, "target_tok_s": 1})
+    assert refused.status_code == 403 and refused.json()["detail"] == f"this token is for campaign {demo_id} only"
+    assert client.post("/api/campaigns", json={"name": "x", "gpu_count": 1}, headers=bearer).status_code == 403
+    assert client.delete(f"/api/campaigns/{demo_id}", headers=bearer).status_code == 403
+
+
+def _token(app, clock) -> str:
+    with new_session(app.state.engine) as session:
+        return add_token(session, "ana", "admin", now=clock())[1]
+
+
 def test_repeated_failed_logins_are_paused(client, app, clock):
     register(app, clock)
     for _ in range(MAX_FAILURES):
