@@ -60,7 +60,8 @@ def import_files(
     from app.importers.errors import ImportFileError
     from app.services.campaigns import get_campaign
     from app.services.errors import NotFound
-    from app.services.imports import confirm_import, import_options, import_problems, preview_import
+    from app.services.import_confirm import confirm_import
+    from app.services.imports import import_options, import_problems, preview_import
 
     keys = [k.strip() for k in includes.split(",") if k.strip()] if includes is not None else None
     try:

@@ -125,7 +125,7 @@ def _double_count(reading: Reading, campaign: Campaign) -> list[Problem]:
                    if i.tier_key == tier.key and i.status is not Status.REJECTED and i.key not in reading.includes]
         if missing:
             out.append(Problem("kind", (
-                f"{reading.value:,.4g} passes the gate of tier {tier.key} ({gate.metric} {describe(gate)}) but does "
+                f"{reading.value:,.4g} passes the gate of tier {tier.key} ({describe(gate)}) but does "
                 f"not include {', '.join(missing)}: as a baseline the plan would add "
                 f"{'them' if len(missing) > 1 else 'it'} again on top. Record it as a gate check, tick what it "
                 "includes, or confirm"), True))

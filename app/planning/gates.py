@@ -11,7 +11,7 @@ pass on a single lucky run when the gate asked for several. A warn gate that fai
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -65,18 +65,19 @@ def required_ratio(gate: Gate) -> float | None:
     return None if gate.relative_pct is None else 1 + gate.relative_pct / 100
 
 
-def describe(gate: Gate) -> str:
-    """The gate's condition in words: ">= 40", ">= +30% over c1's baseline", "median of 5 <= 12"."""
+def describe(gate: Gate, number: Callable[[float], str] = "{:,.6g}".format) -> str:
+    """The gate's condition in words, numbers written by `number`: "output_tok_s >= 40", "median of the last 5
+    runs (3 needed): output_tok_s >= +30% over c1's baseline"."""
     parts = []
     if gate.threshold is not None:
-        parts.append(f"{gate.comparator.value} {gate.threshold:,.6g}")
+        parts.append(f"{gate.comparator.value} {number(gate.threshold)}")
     if gate.relative_pct is not None:
-        over = f"{gate.reference_regime}'s baseline" if gate.reference_regime else "the baseline"
-        parts.append(f"{gate.comparator.value} {gate.relative_pct:+,.6g}% over {over}")
-    condition = " and ".join(parts)
+        whose = f"{gate.reference_regime}'s" if gate.reference_regime else "the"
+        parts.append(f"{gate.comparator.value} {gate.relative_pct:+,.4g}% over {whose} baseline")
+    condition = f"{gate.metric} " + " and ".join(parts)
     if gate.aggregation is Aggregation.NEWEST:
         return condition
-    return f"{gate.aggregation.value} of the last {gate.window} (at least {gate.min_samples}) {condition}"
+    return f"{gate.aggregation.value} of the last {gate.window} runs ({gate.min_samples} needed): {condition}"
 
 
 def single_run_passes(gate: Gate, tier: Tier, value: float, measurements: Sequence[Measurement]) -> bool:

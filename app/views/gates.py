@@ -8,27 +8,17 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from app.planning.gates import Criterion, GateResult, GateStatus, tier_validated
+from app.planning.gates import Criterion, GateResult, GateStatus, describe, tier_validated
 from app.planning.metrics import metric_unit
 from app.planning.model import Severity, Tier
-from app.planning.stats import CONFIDENCE, Aggregation
+from app.planning.stats import CONFIDENCE
 from app.views import formatting as fmt
 
 
 def condition_text(result: GateResult) -> str:
     """"output_tok_s >= 40 tok/s", "median of the last 5 runs (3 needed): output_tok_s >= +30% over c1's baseline"."""
-    gate = result.gate
-    unit = metric_unit(gate.metric)
-    parts = []
-    if gate.threshold is not None:
-        parts.append(f"{gate.comparator.value} {fmt.number(gate.threshold, unit)}")
-    if gate.relative_pct is not None:
-        whose = f"{gate.reference_regime}'s" if gate.reference_regime else "the"
-        parts.append(f"{gate.comparator.value} {gate.relative_pct:+,.4g}% over {whose} baseline")
-    condition = f"{gate.metric} " + " and ".join(parts)
-    if gate.aggregation is Aggregation.NEWEST:
-        return condition
-    return f"{gate.aggregation.value} of the last {gate.window} runs ({gate.min_samples} needed): {condition}"
+    unit = metric_unit(result.gate.metric)
+    return describe(result.gate, lambda value: fmt.number(value, unit))
 
 
 def _criterion_text(criterion: Criterion, result: GateResult, unit: str) -> str:

@@ -20,15 +20,8 @@ from app.planning.model import MeasurementKind
 from app.services.errors import FormInvalid
 from app.services.forms import idempotency_key
 from app.services.gates import summary_of
-from app.services.imports import (
-    Preview,
-    batch_imported,
-    confirm_import,
-    import_options,
-    import_problems,
-    imports_of,
-    undo_import,
-)
+from app.services.import_confirm import batch_imported, confirm_import, imports_of, undo_import
+from app.services.imports import Preview, import_options, import_problems
 from app.services.parse_jobs import ParseLimits, ParseRequest, submit
 from app.services.plan import plan_of
 from app.views.gates import TierGatesOut

@@ -17,7 +17,8 @@ from app.models.fields import check_options, form_fields, parse_form
 from app.models.measurements import ImportConfirmForm, ImportOptionsForm, KernelRulesForm
 from app.services.errors import FormInvalid, NotFound, Stale
 from app.services.forms import Field, Form, raw_values, version_of
-from app.services.imports import Preview, confirm_import, import_options, imports_of, undo_import
+from app.services.import_confirm import confirm_import, imports_of, undo_import
+from app.services.imports import Preview, import_options
 from app.services.kernel_rules import RULE_FIELDS, rules_form, save_rules
 from app.services.parse_jobs import ParseLimits, ParseRequest, give_up_if_silent, submit
 from app.views.formatting import kernel_name, measured, timestamp

@@ -74,7 +74,8 @@ def test_an_import_commits_as_one_and_undoes_as_one(db):
     from pathlib import Path
 
     from app.db.tables import ImportRecord, ProfileShare
-    from app.services.imports import ImportOptions, confirm_import, preview_import, undo_import
+    from app.services.import_confirm import confirm_import, undo_import
+    from app.services.imports import ImportOptions, preview_import
 
     data = Path(__file__).parent.parent / "data"
     campaign = load_demo(db, now=NOW)

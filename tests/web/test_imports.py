@@ -244,7 +244,8 @@ def test_confirming_one_upload_at_once_from_several_sessions_stores_it_once(clie
     """The same batch confirmed four times at once (a double click, a retry) is stored once."""
     import threading
 
-    from app.services.imports import ImportOptions, confirm_import, preview_import
+    from app.services.import_confirm import confirm_import
+    from app.services.imports import ImportOptions, preview_import
 
     before = counts(app)
     with new_session(app.state.engine) as session:
