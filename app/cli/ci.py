@@ -67,7 +67,7 @@ def gates(
     if server:
         client = Client(server, token or os.environ.get(TOKEN_ENV))
         try:
-            body = client.get(f"/api/campaigns/{campaign}/gates", {"tier": tier} if tier else None)
+            body = client.get(f"/api/campaigns/{campaign}/gates/status", {"tier": tier} if tier else None)
             name = next((c["name"] for c in client.get("/api/campaigns") if c["id"] == campaign), f"campaign {campaign}")
         except ServerError as exc:
             raise (_usage(str(exc)) if exc.status == 404 else fail(str(exc))) from None
@@ -121,6 +121,9 @@ def push(
     measured_at: Annotated[str | None, typer.Option(metavar="ISO-8601",
                                                     help="When undated runs were measured (UTC).")] = None,
     confirm: Annotated[bool, typer.Option("--confirm", help="Store values the checks flag as unlikely.")] = False,
+    add_regimes: Annotated[bool, typer.Option(
+        "--add-regimes", help="A regime for each run's concurrency none has (a sweep, for the capacity at SLO).")
+    ] = False,
     how: Format = ReportFormat.TEXT,
     strict: Strict = False,
     out_file: OutFile = None,
@@ -129,7 +132,8 @@ def push(
     """Upload benchmark files to a running tierplan through its API (its importers), record what the run
     includes, and print the gates the new data decided; the exit code is theirs (0, 1 or 3). A retried push of
     the same files stores nothing twice."""
-    fields = {"kind": kind.value, "confirm": "true" if confirm else "false"}
+    fields = {"kind": kind.value, "confirm": "true" if confirm else "false",
+              "add_regimes": "true" if add_regimes else "false"}
     for name, value in (("regime", regime), ("includes", includes), ("measured_at", measured_at)):
         if value is not None:
             fields[name] = value

@@ -50,6 +50,9 @@ def import_files(
     measured_at: Annotated[datetime | None, typer.Option(
         parser=_utc, metavar="ISO-8601", help="Benchmarks: when undated runs were measured (UTC).")] = None,
     exclude_passes: Annotated[int, typer.Option(min=0, help="Traces: leave out the first N forward passes.")] = 0,
+    add_regimes: Annotated[bool, typer.Option(
+        "--add-regimes", help="Benchmarks: a regime for each run's concurrency none has (a sweep), its workload and "
+                              "target assumed from its neighbours.")] = False,
     confirm: Annotated[bool, typer.Option("--confirm", help="Import values the checks flag as unlikely.")] = False,
     dry_run: Annotated[bool, typer.Option(
         "--dry-run", help="Show the preview and every problem, write nothing; exit 1 if the import would fail.")
@@ -67,7 +70,8 @@ def import_files(
     try:
         options = import_options(ImportOptionsForm(
             regime=regime, step_ms=step_ms, steps=steps, kind=kind, includes=keys, measured_at=measured_at,
-            exclude_passes=exclude_passes, name_column=name_column or "", time_column=time_column or "",
+            exclude_passes=exclude_passes, add_regimes=add_regimes, name_column=name_column or "",
+            time_column=time_column or "",
             time_unit=time_unit))
     except FormInvalid as exc:
         raise fail("; ".join(exc.errors.values())) from None

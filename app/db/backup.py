@@ -29,6 +29,7 @@ from app.db.tables import (
     Profile,
     ProfileShare,
     Regime,
+    Slo,
     Tier,
 )
 
@@ -52,6 +53,7 @@ TABLES: tuple[tuple[type[SQLModel], str], ...] = (
     (Profile, "regime_id"),
     (ProfileShare, "profile_id"),
     (KernelRule, "campaign_id"),
+    (Slo, "campaign_id"),
 )
 
 

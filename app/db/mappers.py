@@ -141,6 +141,7 @@ def to_core(rows: CampaignRows) -> core.Campaign:
             for g in rows.gates
         ),
         measurements=measurements,
+        objectives=tuple(core.Objective(s.metric, core.Comparator(s.comparator), s.threshold) for s in rows.slos),
     )
 
 

@@ -21,6 +21,7 @@ from app.db.tables import (
     Profile,
     ProfileShare,
     Regime,
+    Slo,
     Tier,
     ids,
 )
@@ -44,6 +45,7 @@ class CampaignRows:
     hardware: HardwareSpec | None = None
     model_spec: ModelSpec | None = None
     includes: dict[int, list[int]] = field(default_factory=dict)  # measurement id -> intervention ids
+    slos: list[Slo] = field(default_factory=list)
 
 
 def list_campaigns(session: Session) -> Sequence[Campaign]:
@@ -156,6 +158,10 @@ def effect_regime_ids(session: Session, *, effect_ids: Sequence[int]) -> dict[in
     return result
 
 
+def slos_of(session: Session, *, campaign_id: int) -> list[Slo]:
+    return list(session.exec(select(Slo).where(Slo.campaign_id == campaign_id).order_by(col(Slo.id))).all())
+
+
 def gates_of(session: Session, *, tier_ids: Sequence[int]) -> list[Gate]:
     if not tier_ids:
         return []
@@ -205,4 +211,5 @@ def load_campaign(session: Session, *, campaign_id: int, baselines_only: bool = 
         prerequisites=prerequisites_of(session, intervention_ids=ids(interventions)),
         hardware=hardware_of(session, campaign_id=campaign_id),
         model_spec=model_spec_of(session, campaign_id=campaign_id),
+        slos=slos_of(session, campaign_id=campaign_id),
     )

@@ -300,6 +300,25 @@ class Gate(SQLModel, table=True):
     note: str = ""
 
 
+class Slo(SQLModel, table=True):
+    """A service-level objective of the campaign: the capacity at SLO is the highest concurrency meeting all."""
+
+    __tablename__ = "slo"
+    __table_args__ = (
+        CheckConstraint("comparator IN ('>=', '<=')", name="ck_slo_comparator"),
+        provenance_check("provenance", "ck_slo_provenance"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
+    metric: str = Field(max_length=50)
+    comparator: str = "<="
+    threshold: float
+    provenance: str = "reported"
+    note: str = ""
+
+
 class ImportRecord(SQLModel, table=True):
     """One imported file; the files imported together share a batch, undone as a whole."""
 

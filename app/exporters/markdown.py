@@ -79,6 +79,7 @@ def render_roadmap(plan: PlanReport, *, generated_at: datetime) -> str:
         lines += ["## Not in any tier", ""]
         lines += [f"- **{inline(i.key)}** {inline(i.title)} ({i.status}, {i.effort_text})" for i in plan.unassigned]
         lines.append("")
+    lines += _capacity_section(plan)
     lines += _analysis_sections(plan)
     lines += ["## Assumptions", ""]
     if plan.assumptions:
@@ -163,6 +164,20 @@ def _tier_section(tier: TierView) -> list[str]:
         lines.append("No gate yet.")
     lines.append("")
     return lines
+
+
+def _capacity_section(plan: PlanReport) -> list[str]:
+    found = plan.capacity
+    if found is None:
+        return []
+    lines = ["## Capacity at SLO", "", "Objectives: " + "; ".join(f"{inline(t)} ({p})" for _, t, p in found.slos) + ".",
+             "", f"As measured: {inline(found.measured_text)}.", ""]
+    lines += table(["Concurrency", "Regime", "Newest runs"],
+                   [[str(c), regime, text] for c, regime, text in found.points], ["---:", "---", "---"])
+    if found.tiers:
+        lines += [""] + table(["After tier", "Projected capacity at SLO"], [[k, t] for k, t in found.tiers])
+        lines += ["", inline(found.note)]
+    return lines + [""]
 
 
 def _spread(regime: RegimeView) -> str:

@@ -65,6 +65,16 @@ class LoginForm(Input):
     next: str = field("Then go to", default="/", max_length=2000)
 
 
+class TokenCreate(Input):
+    """An API token for scripts and CI, made in the app (or with `tierplan token add`)."""
+
+    model_config = example(name="ci-nightly", campaign_id=1)
+
+    name: str = field("What it is for", min_length=1, max_length=100, placeholder="ci-nightly")
+    campaign_id: int | None = field("Campaign", default=None,
+                                    help="a CI token: it may change this campaign's data and nothing else; blank: any")
+
+
 class RetractionCreate(Input):
     """Why a measurement is wrong, and who says so."""
 
@@ -90,6 +100,10 @@ class ImportOptionsForm(Input):
         help="benchmarks: blank matches each run to the regime of its max concurrency; profiles: required")
     pasted: str = field("Or paste vLLM's summary block", default="", max_length=1_000_000, widget="textarea")
     kind: MeasurementKind = field("Benchmarks recorded as", default=MeasurementKind.BASELINE, labels=KIND_LABELS)
+    add_regimes: bool = field(
+        "Add a regime for each concurrency none has", default=False,
+        help="a sweep over concurrencies: each new one becomes a regime, its workload and target assumed from its "
+             "neighbours (for the capacity at SLO)")
     includes: list[str] | None = field(
         "Taken with", default=None,
         help="benchmarks: the interventions in place when they ran; none chosen: those landed by each run's date")

@@ -182,3 +182,27 @@ GateUpdate = update_model(GateCreate, "GateUpdate", {"threshold": 45})
 
 class GatePublic(GateCreate, Versioned):
     id: int
+
+
+SLO_METRIC_OPTIONS = tuple((m.name, f"{m.name} ({m.unit})") for m in METRICS.values()
+                           if m.name != "slo_concurrency")
+
+
+class SloCreate(Input):
+    """A service-level objective: the capacity at SLO is the highest concurrency whose runs meet every one."""
+
+    model_config = example(metric="p99_ttft_ms", comparator="<=", threshold=2000, provenance="reported",
+                           note="the product's interactive SLO")
+
+    metric: str = field("Metric", default="p99_ttft_ms", max_length=50)
+    comparator: Comparator = field("Met when the value is", default=Comparator.AT_MOST, labels=COMPARATOR_LABELS)
+    threshold: Number = field("Threshold", ge=0, help="in the metric's unit (ms for latencies)")
+    provenance: Provenance = provenance("Objective comes from", Provenance.REPORTED)
+    note: str = field("Note", default="", max_length=2000)
+
+
+SloUpdate = update_model(SloCreate, "SloUpdate", {"threshold": 1500})
+
+
+class SloPublic(SloCreate, Versioned):
+    id: int

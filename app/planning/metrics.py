@@ -19,6 +19,9 @@ class Metric:
     maximum: float | None = None  # a percentage tops out at 100
 
 
+CAPACITY_METRIC = "slo_concurrency"  # computed from the other runs and the campaign's SLOs (planning/capacity.py)
+
+
 def _all() -> tuple[Metric, ...]:
     metrics = [
         Metric("output_tok_s", "tok/s", "output throughput", True),
@@ -36,6 +39,8 @@ def _all() -> tuple[Metric, ...]:
         Metric("spec_decode_acceptance_rate", "%", "speculative-decoding acceptance rate", True, zero_allowed=True,
                maximum=100.0),
         Metric("spec_decode_acceptance_length", "tokens", "speculative-decoding acceptance length", True),
+        Metric(CAPACITY_METRIC, "requests", "capacity at SLO (the highest concurrency meeting every SLO)", True,
+               zero_allowed=True),
     ]
     return tuple(metrics)
 

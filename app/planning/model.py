@@ -323,6 +323,15 @@ class Gate:
 
 
 @dataclass(frozen=True)
+class Objective:
+    """A service-level objective: `metric comparator threshold` ("p99_ttft_ms <= 2000")."""
+
+    metric: str
+    comparator: Comparator
+    threshold: float
+
+
+@dataclass(frozen=True)
 class Campaign:
     """Everything the planner needs about one campaign."""
 
@@ -335,6 +344,7 @@ class Campaign:
     calibration: float | None = None  # share of predicted log-gain realised, applied to pending work
     floors: tuple[tuple[str, Any], ...] = ()  # regime name -> ceiling.StepFloor, where specs allow
     model_error_scale: float = 1.0  # calibration's factor on the model-error priors
+    objectives: tuple[Objective, ...] = ()  # the service-level objectives (planning/capacity.py)
 
     def ceiling_of(self, regime_name: str) -> float | None:
         return dict(self.ceilings_tok_s).get(regime_name)

@@ -9,8 +9,9 @@ from app.db.mappers import to_core, to_gpu_spec, to_model_spec
 from app.db.repo import CampaignRows
 from app.planning import model as core
 from app.planning.calibration import CalibrationSummary, calibrate
+from app.planning.capacity import Capacity, campaign_gate_results, capacity, load_points, projected_capacities
 from app.planning.ceiling import Ceiling, StepFloor, decode_ceiling, mean_decode_context
-from app.planning.gates import GateResult, evaluate_gates
+from app.planning.gates import GateResult
 from app.planning.projection import RegimeProjection, project_campaign
 from app.planning.tiering import Ordering, suggest_order
 from app.planning.uncertainty import Simulation, simulate
@@ -29,6 +30,8 @@ class Analysis:
     ordering: Ordering
     what_ifs: dict[str, tuple[WhatIf, ...]]
     gate_results: tuple[GateResult, ...]
+    capacity: Capacity | None = None  # at the SLOs, as measured (None: no SLO)
+    tier_capacities: tuple[Capacity, ...] = ()  # after each tier
 
 
 def ceilings_of(rows: CampaignRows, campaign: core.Campaign) -> tuple[dict[str, Ceiling], dict[str, StepFloor], str | None]:
@@ -71,15 +74,25 @@ def analyse(rows: CampaignRows) -> Analysis:
     applied = bool(rows.campaign.apply_calibration and calibration.realised is not None)
     if applied:
         campaign = replace(campaign, calibration=calibration.realised)
+    projections = project_campaign(campaign)
     return Analysis(
         campaign=campaign,
         ceilings=ceilings,
         ceiling_problem=problem,
         calibration=calibration,
         calibration_applied=applied,
-        projections=project_campaign(campaign),
+        projections=projections,
         simulation=cached_simulation(campaign, rows.campaign.samples, rows.campaign.seed),
         ordering=cached_order(campaign),
         what_ifs={r.name: what_if(r.profile) for r in campaign.regimes if r.profile is not None},
-        gate_results=evaluate_gates(campaign.gates, campaign.tiers, campaign.measurements),
+        gate_results=campaign_gate_results(campaign),
+        **_capacities(campaign, projections),
     )
+
+
+def _capacities(campaign: core.Campaign, projections: tuple[RegimeProjection, ...]) -> dict:
+    if not campaign.objectives:
+        return {}
+    return {"capacity": capacity(load_points(campaign), campaign.objectives),
+            "tier_capacities": projected_capacities(load_points(campaign, baseline_state=True), campaign.objectives,
+                                                    projections)}

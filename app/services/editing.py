@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from sqlmodel import Session, SQLModel
 
 from app.db import links, repo
-from app.db.tables import Campaign, ChangeLog, Gate, Intervention, Regime, Submission, Tier, pk
+from app.db.tables import Campaign, ChangeLog, Gate, Intervention, Regime, Slo, Submission, Tier, pk
 from app.models import plan_rows as m
 from app.models.fields import Options, check_options, form_fields, parse_form, plain_values, validated
 from app.planning import model as core
@@ -316,6 +316,14 @@ def _campaign_of_gate(session: Session, gate: Gate) -> int:
     return tier.campaign_id if tier is not None else -1
 
 
+# service-level objectives
+
+def _slo_apply(session, campaign_id, row, values, now):
+    row = row or Slo(campaign_id=campaign_id, metric="", threshold=0)
+    _set(row, values, tuple(m.SloCreate.model_fields))
+    return row, {}
+
+
 # the campaign itself
 
 def _campaign_apply(session, campaign_id, row, values, now):
@@ -333,5 +341,7 @@ INTERVENTION_EDITOR = (Editor("interventions", "intervention", Intervention, m.I
 GATE_EDITOR = (Editor("gates", "gate", Gate, m.GateCreate, m.GateUpdate, m.GatePublic, _gate_apply, _campaign_of_gate,
                 options=lambda s, c: {"tier_id": _tier_options(s, c), "regime_id": _regime_options(s, c),
                                       "reference_regime_id": _regime_options(s, c), "metric": m.METRIC_OPTIONS}))
+SLO_EDITOR = (Editor("slos", "service-level objective", Slo, m.SloCreate, m.SloUpdate, m.SloPublic, _slo_apply,
+               _own_campaign, options=lambda s, c: {"metric": m.SLO_METRIC_OPTIONS}))
 CAMPAIGN_EDITOR = (Editor("campaign", "campaign", Campaign, m.CampaignSettings, m.CampaignUpdate, m.CampaignPublic,
                 _campaign_apply, lambda session, row: row.id, deletable=True))

@@ -13,6 +13,7 @@ from app.services.editing import (
     GATE_EDITOR,
     INTERVENTION_EDITOR,
     REGIME_EDITOR,
+    SLO_EDITOR,
     TIER_EDITOR,
     Editor,
 )
@@ -20,7 +21,8 @@ from app.services.editing_effects import EFFECT_EDITOR
 from app.services.errors import NotFound
 
 EDITORS: dict[str, Editor] = {
-    e.kind: e for e in (REGIME_EDITOR, TIER_EDITOR, INTERVENTION_EDITOR, EFFECT_EDITOR, GATE_EDITOR, CAMPAIGN_EDITOR)
+    e.kind: e for e in (REGIME_EDITOR, TIER_EDITOR, INTERVENTION_EDITOR, EFFECT_EDITOR, GATE_EDITOR, SLO_EDITOR,
+                        CAMPAIGN_EDITOR)
 }
 ROW_EDITORS = tuple(e for e in EDITORS.values() if e.kind != "campaign")  # the rows inside a campaign
 
@@ -43,6 +45,8 @@ def rows_of(session: Session, editor: Editor, campaign_id: int) -> list[Any]:
         return interventions
     if editor.kind == "effects":
         return repo.effects_of(session, intervention_ids=ids(interventions))
+    if editor.kind == "slos":
+        return repo.slos_of(session, campaign_id=campaign_id)
     if editor.kind == "gates":
         return repo.gates_of(session, tier_ids=[pk(t) for t in repo.tiers_of(session, campaign_id=campaign_id)])
     raise NotFound(f"no list of {editor.kind}")

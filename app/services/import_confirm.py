@@ -9,7 +9,7 @@ from sqlalchemy import insert
 from sqlmodel import Session, col
 
 from app.db import jobs, links, repo
-from app.db.tables import ImportRecord, Measurement, MeasurementInclude, Profile, ProfileShare, pk
+from app.db.tables import ImportRecord, Measurement, MeasurementInclude, Profile, ProfileShare, Regime, pk
 from app.planning import model as core
 from app.services.errors import FormInvalid, NotFound
 from app.services.imports import INSERT_CHUNK, Preview, mark_duplicates, reading_of
@@ -44,6 +44,15 @@ def confirm_import(
     if preview.problems:
         raise FormInvalid({"regime": preview.problems[0]})
     regimes = {r.name: r for r in repo.regimes_of(session, campaign_id=campaign_id)}
+    for added in preview.new_regimes:
+        if added["name"] not in regimes:
+            regime = Regime(campaign_id=campaign_id, workload_provenance="assumed", target_provenance="assumed",
+                            notes=f"added by the import of {', '.join(f.name for f in preview.files)}"[:2000],
+                            **added)
+            session.add(regime)
+            regimes[regime.name] = regime
+    if preview.new_regimes:
+        session.flush()
     confirmations: list[str] = []
     if preview.kind == "measurements":
         confirmations = _settle(session, campaign_id, preview, now=now, measured_at=measured_at, confirmed=confirmed)

@@ -9,7 +9,7 @@ from app.db.repo import CampaignRows
 from app.db.tables import pk
 from app.planning import model as core
 from app.planning.baselines import newest_baseline, with_measurements
-from app.planning.gates import evaluate_gates
+from app.planning.capacity import campaign_gate_results
 from app.planning.metrics import STEP_METRIC, THROUGHPUT_METRIC
 from app.planning.model import need
 from app.planning.projection import project_regime
@@ -84,8 +84,8 @@ def measurement_consequences(campaign: core.Campaign, added: list[core.Measureme
 
 def _gate_changes(before: core.Campaign, after: core.Campaign) -> list[str]:
     lines = []
-    old = evaluate_gates(before.gates, before.tiers, before.measurements)
-    new = evaluate_gates(after.gates, after.tiers, after.measurements)
+    old = campaign_gate_results(before)
+    new = campaign_gate_results(after)
     for was, now in zip(old, new, strict=False):
         if now.status != was.status or now.evidence != was.evidence:
             lines.append(f"gate of tier {now.gate.tier_key}, {now.gate.regime} {condition_text(now)}: "

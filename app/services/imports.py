@@ -42,6 +42,7 @@ class ImportOptions:
     includes: list[str] | None = None  # measurements: what they were taken with (None: landed by their date)
     measured_at: datetime | None = None  # measurements: the date of runs the file does not date
     exclude_passes: int = 0  # traces: leave out the first N forward passes
+    add_regimes: bool = False  # benchmarks: a regime for each run's concurrency that none has (a sweep)
 
 
 @dataclass
@@ -86,6 +87,7 @@ class Preview:
     needs_date: bool = False
     profile: dict | None = None  # ProfileDraft as a dict
     campaign_id: int = 0  # the campaign it was previewed for (only that one may confirm it)
+    new_regimes: list[dict] = field(default_factory=list)  # regimes the confirm adds (Regime columns)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -166,10 +168,18 @@ def _measurement_preview(session, rows, infos, options: ImportOptions, regimes: 
         for run in _runs(info, on_progress):
             runs.append(run)
             regime = options.regime or (by_concurrency.get(run.concurrency) if run.concurrency is not None else None)
+            if regime is None and options.add_regimes and run.concurrency:
+                added = new_regime(regimes, preview.new_regimes, run.concurrency)
+                preview.new_regimes.append(added)
+                preview.consequences.append(
+                    f"adds the regime {added['name']} (concurrency {run.concurrency}); its workload and target "
+                    f"{added['target_tok_s']:,.4g} tok/s are assumed from its neighbours: check them")
+                regime = by_concurrency[run.concurrency] = added["name"]
             if regime is None:
                 load = f"concurrency {run.concurrency}" if run.concurrency else f"open loop at {run.request_rate} req/s"
                 preview.problems.append(
                     f"{info.name}, {run.where}: a run at {load} matches no regime by concurrency; choose its regime"
+                    + (", or add a regime for each new concurrency" if run.concurrency else "")
                 )
                 continue
             measured_at = _run_date(run) or options.measured_at
@@ -196,6 +206,29 @@ def _measurement_preview(session, rows, infos, options: ImportOptions, regimes: 
                 line = f"{row.where}, {row.metric} {row.value:g}: {problem.message}"
                 (preview.flagged if problem.confirmable else preview.problems).append(line)
     return preview
+
+
+def new_regime(regimes: list[Regime], added: list[dict], concurrency: int) -> dict:
+    """The columns of a regime for a sweep's concurrency no regime has: the workload of the nearest regime and a
+    target interpolated linearly in concurrency between its neighbours (the nearest one's beyond them), marked
+    assumed."""
+    known = sorted([(r.concurrency, r.target_tok_s, r.input_tokens, r.output_tokens) for r in regimes]
+                   + [(a["concurrency"], a["target_tok_s"], a["input_tokens"], a["output_tokens"]) for a in added])
+    taken = {r.name for r in regimes} | {a["name"] for a in added}
+    name = f"concurrency {concurrency}" if f"concurrency {concurrency}" not in taken else f"sweep c{concurrency}"
+    if not known:
+        return {"name": name, "concurrency": concurrency, "input_tokens": 1, "output_tokens": 1,
+                "target_tok_s": 1.0, "position": concurrency}
+    below = [k for k in known if k[0] < concurrency]
+    above = [k for k in known if k[0] > concurrency]
+    nearest = min(known, key=lambda k: abs(k[0] - concurrency))
+    if below and above:
+        (c0, t0, *_), (c1, t1, *_) = below[-1], above[0]
+        target = t0 + (t1 - t0) * (concurrency - c0) / (c1 - c0)
+    else:
+        target = nearest[1]
+    return {"name": name, "concurrency": concurrency, "input_tokens": nearest[2], "output_tokens": nearest[3],
+            "target_tok_s": target, "position": concurrency}
 
 
 def _runs(info: FileInfo, on_progress) -> list[BenchmarkRun]:
@@ -260,7 +293,7 @@ def import_options(values: ImportOptionsForm) -> ImportOptions:
         columns = ColumnMap(values.name_column, values.time_column, values.time_unit.value)
     return ImportOptions(values.regime, values.step_ms, values.steps, columns, kind=values.kind.value,
                          includes=values.includes, measured_at=values.measured_at,
-                         exclude_passes=values.exclude_passes)
+                         exclude_passes=values.exclude_passes, add_regimes=values.add_regimes)
 
 
 def import_problems(preview: Preview, *, measured_at: datetime | None, confirmed: bool) -> list[str]:

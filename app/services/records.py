@@ -13,7 +13,7 @@ from app.db.repo import CampaignRows
 from app.db.tables import Measurement, Profile, ProfileShare, pk
 from app.models.effects import EffectPublic, ProfilePublic, ShareOut
 from app.models.measurements import MeasurementPublic
-from app.models.plan_rows import CampaignPublic, GatePublic, InterventionPublic, RegimePublic, TierPublic
+from app.models.plan_rows import CampaignPublic, GatePublic, InterventionPublic, RegimePublic, SloPublic, TierPublic
 from app.models.specs import HardwareSpecPublic, ModelSpecPublic
 
 P = TypeVar("P", bound=BaseModel)
@@ -30,6 +30,7 @@ class PlanRecord:
     interventions: tuple[InterventionPublic, ...]
     effects: tuple[EffectPublic, ...]
     gates: tuple[GatePublic, ...]
+    slos: tuple[SloPublic, ...]
     measurements: tuple[MeasurementPublic, ...]  # newest first, retracted ones included
     hardware: HardwareSpecPublic | None
     model_spec: ModelSpecPublic | None
@@ -70,6 +71,7 @@ def record_of(rows: CampaignRows) -> PlanRecord:
                             for i in rows.interventions),
         effects=tuple(public(EffectPublic, e, regime_ids=rows.effect_regimes.get(pk(e), [])) for e in rows.effects),
         gates=tuple(public(GatePublic, g) for g in rows.gates),
+        slos=tuple(public(SloPublic, o) for o in rows.slos),
         measurements=tuple(measurement_public(m, names[m.regime_id], keys, rows.includes.get(pk(m), []))
                            for m in rows.measurements),
         hardware=public(HardwareSpecPublic, rows.hardware) if rows.hardware else None,

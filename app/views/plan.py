@@ -16,6 +16,7 @@ from app.services.analysis import Analysis
 from app.services.plan import Plan
 from app.services.records import PlanRecord
 from app.views import formatting as fmt
+from app.views.capacity import CapacityView, capacity_view
 from app.views.extras import (
     CalibrationView,
     OrderingView,
@@ -141,6 +142,7 @@ class PlanReport:
     ordering: OrderingView | None = None
     what_ifs: list[WhatIfView] = field(default_factory=list)
     calibration: CalibrationView | None = None
+    capacity: CapacityView | None = None
     simulation_text: str = ""
     analysis: Analysis | None = None
 
@@ -191,6 +193,7 @@ def plan_view(plan: Plan) -> PlanReport:
         unassigned=[interventions[i.id] for i in record.interventions if i.tier_id is None],
         assumptions=_assumptions(record, core_effects, results),
         gate_results=list(results),
+        capacity=capacity_view(record.slos, analysis.capacity, analysis.tier_capacities),
         projections=projections,
         specs=specs_view(record, analysis),
         ordering=ordering_view(analysis),

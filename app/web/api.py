@@ -8,13 +8,14 @@ from fastapi import APIRouter, Header, Query, Request
 from pydantic import BaseModel, Field
 
 from app.models.measurements import MeasurementCreate, MeasurementPublic, RetractionCreate
-from app.models.plan_rows import CampaignPublic
+from app.models.plan_rows import CampaignPublic, SloPublic
 from app.planning.regressions import MIN_SAMPLES
 from app.services import campaigns as campaign_service
 from app.services.forms import idempotency_key
 from app.services.gates import gates_of, regressions_of
 from app.services.measurements import measurement_out, record_measurement, retract_measurement
 from app.services.plan import plan_of, record_for
+from app.views.capacity import CapacityOut, capacity_out
 from app.views.gates import TierGatesOut
 from app.views.plan_json import PlanOut, plan_out
 from app.views.regressions import SeriesOut
@@ -29,6 +30,13 @@ class GatesOut(BaseModel):
     campaign_id: int
     exit_code: int = Field(description="0 every hard gate passes, 1 a gate fails, 3 one is pending or inconclusive")
     tiers: list[TierGatesOut]
+
+
+class CapacityReportOut(BaseModel):
+    campaign_id: int
+    slos: list[SloPublic]
+    measured: CapacityOut | None
+    tiers: list[CapacityOut]
 
 
 class RegressionsOut(BaseModel):
@@ -49,13 +57,24 @@ def get_plan(campaign_id: int, session: SessionDep):
     return plan_out(plan_of(session, campaign_id=campaign_id))
 
 
-@router.get("/campaigns/{campaign_id:id}/gates", response_model=GatesOut, tags=["plan"])
+@router.get("/campaigns/{campaign_id:id}/gates/status", response_model=GatesOut, tags=["plan"])
 def get_gates(campaign_id: int, session: SessionDep,
               tier: Annotated[str | None, Query(max_length=20, description="only this tier's gates (its key)")] = None):
     """Every gate's status (pass, warn, fail, inconclusive, pending) with its evidence, tier by tier, and the exit
     code `tierplan gates` gives: 0 every hard gate passes, 1 one fails, 3 one is pending or inconclusive."""
     summary = gates_of(session, campaign_id, tier_key=tier)
     return GatesOut(campaign_id=campaign_id, exit_code=summary.exit_code(), tiers=list(summary.tiers))
+
+
+@router.get("/campaigns/{campaign_id:id}/capacity", response_model=CapacityReportOut, tags=["plan"])
+def get_capacity(campaign_id: int, session: SessionDep):
+    """The capacity at the campaign's SLOs: the highest concurrency whose newest runs meet every one, the output
+    throughput there, each load point, and the capacity projected after each tier (null without SLOs)."""
+    plan = plan_of(session, campaign_id=campaign_id)
+    measured = plan.analysis.capacity
+    return CapacityReportOut(campaign_id=campaign_id, slos=list(plan.record.slos),
+                             measured=capacity_out(measured) if measured else None,
+                             tiers=[capacity_out(t) for t in plan.analysis.tier_capacities])
 
 
 @router.get("/campaigns/{campaign_id:id}/regressions", response_model=RegressionsOut, tags=["plan"])

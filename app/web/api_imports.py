@@ -69,6 +69,8 @@ async def post_import(
     step_ms: Annotated[float | None, Form(gt=0, description="profiles: the measured step time in ms")] = None,
     steps: Annotated[int | None, Form(ge=1, le=2**31 - 1, description="profiles: steps the trace covers")] = None,
     kind: Annotated[MeasurementKind, Form(description="benchmarks: baseline or gate check")] = MeasurementKind.BASELINE,
+    add_regimes: Annotated[bool, Form(description=(
+        "benchmarks: a regime for each run's concurrency none has (a sweep), workload and target assumed"))] = False,
     includes: Annotated[str | None, Form(description="comma-separated intervention keys the runs include")] = None,
     measured_at: Annotated[datetime | None, Form(description="when undated runs were measured (UTC)")] = None,
     exclude_passes: Annotated[int, Form(ge=0, le=10_000, description="traces: leave out the first N passes")] = 0,
@@ -90,7 +92,7 @@ async def post_import(
         keys = [k.strip() for k in includes.split(",") if k.strip()] if includes is not None else None
         options = import_options(ImportOptionsForm(regime=regime, step_ms=step_ms, steps=steps, kind=kind,
                                                    includes=keys, measured_at=measured_at,
-                                                   exclude_passes=exclude_passes))
+                                                   exclude_passes=exclude_passes, add_regimes=add_regimes))
         if not saved:
             raise FormInvalid({"files": "choose at least one file"})
         parse = ParseRequest(settings.database_url, token, campaign_id, saved, options, now, ParseLimits.of(settings))

@@ -38,7 +38,7 @@ def _serializer(session: Any) -> URLSafeTimedSerializer:
     return URLSafeTimedSerializer(signing_secret(session), salt="tierplan-session")
 
 
-def _who(app: Any, headers: dict[bytes, bytes], method: str = "GET", path: str = "/") -> tuple[bool, str | None]:
+def who_is(app: Any, headers: dict[bytes, bytes], method: str = "GET", path: str = "/") -> tuple[bool, str | None]:
     """Whether anyone is registered, and the name of the user this request comes from (None: nobody, or a token
     scoped to another campaign than the request's)."""
     with new_session(app.state.engine) as session:
@@ -84,7 +84,7 @@ class AuthMiddleware:
             await self.app(scope, receive, send)
             return
         try:
-            registered, user = await run_in_threadpool(_who, app, dict(scope["headers"]), scope["method"],
+            registered, user = await run_in_threadpool(who_is, app, dict(scope["headers"]), scope["method"],
                                                        scope["path"])
         except OutOfScope as exc:
             await _refuse(send, f"this token is for campaign {exc.campaign_id} only")

@@ -23,8 +23,9 @@ NEW_DEFAULTS = {
     "interventions": {},
     "effects": {},
     "gates": {},
+    "slos": {},
 }
-DELETABLE = {"effects", "gates", "interventions", "tiers", "regimes"}  # the campaign itself: through the API
+DELETABLE = {"effects", "gates", "interventions", "tiers", "regimes", "slos"}  # the campaign itself: through the API
 
 
 def _editor(kind: str) -> Editor:

@@ -37,7 +37,7 @@ def test_a_median_gate_waits_for_its_runs_then_decides(client, demo_id):
     gate_id = created.json()["id"]
 
     def status():
-        tiers = client.get(f"/api/campaigns/{demo_id}/gates", params={"tier": "A"}).json()["tiers"]
+        tiers = client.get(f"/api/campaigns/{demo_id}/gates/status", params={"tier": "A"}).json()["tiers"]
         return next(g for g in tiers[0]["gates"] if g["id"] == gate_id)
 
     assert status()["status"] == "pending"

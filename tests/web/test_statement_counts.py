@@ -6,7 +6,7 @@ from sqlalchemy import event
 
 HTMX = {"HX-Request": "true"}
 TABLES = {"campaign", "regime", "profile", "profile_share", "tier", "intervention", "effect", "effect_regime",
-          "gate", "prerequisite", "measurement", "measurement_include", "hardware_spec", "model_spec"}
+          "gate", "prerequisite", "measurement", "measurement_include", "hardware_spec", "model_spec", "slo"}
 
 
 def counted(app, request) -> tuple[int, Counter]:
@@ -31,14 +31,14 @@ def counted(app, request) -> tuple[int, Counter]:
 
 def test_the_plan_page_reads_each_table_once_and_a_repeat_reads_only_the_revision(client, app, demo_id):
     total, reads = counted(app, lambda: client.get(f"/campaigns/{demo_id}"))
-    assert total == 15 and reads == Counter(dict.fromkeys(TABLES, 1)) + Counter({"plan_revision": 1})
+    assert total == 16 and reads == Counter(dict.fromkeys(TABLES, 1)) + Counter({"plan_revision": 1})
     total, reads = counted(app, lambda: client.get(f"/campaigns/{demo_id}"))
     assert total == 1 and reads == Counter({"plan_revision": 1})
 
 
 def test_the_api_plan_reads_each_table_once(client, app, demo_id):
     total, reads = counted(app, lambda: client.get(f"/api/campaigns/{demo_id}/plan"))
-    assert total == 14 and reads == Counter(dict.fromkeys(TABLES, 1))
+    assert total == 15 and reads == Counter(dict.fromkeys(TABLES, 1))
 
 
 def test_a_measurement_post_reads_the_campaign_before_and_after_its_write_and_no_more(client, app, demo_id):
@@ -46,5 +46,5 @@ def test_a_measurement_post_reads_the_campaign_before_and_after_its_write_and_no
     total, reads = counted(app, lambda: client.post(f"/campaigns/{demo_id}/measurements", data=data, headers=HTMX))
     # the campaign once; its other tables before the write (the checks, the blocks as they were) and after it (the
     # blocks it moved); the measurement once more, as stored; and whether any user exists (a change needs a login then)
-    assert total == 31 and reads["user_account"] == 1
+    assert total == 33 and reads["user_account"] == 1
     assert {t: reads[t] for t in TABLES} == {**dict.fromkeys(TABLES, 2), "campaign": 1, "measurement": 3}, reads
