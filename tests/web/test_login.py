@@ -147,3 +147,26 @@ def test_the_changes_page_says_who_saved_each_edit(client, app, clock, demo_id):
     assert page.status_code == 200
     rows = re.findall(r"<tr><td class=\"nowrap\">[^<]*</td><td>([^<]*)</td>\s*<td>(?:<a [^>]*>)?([^<]*)", page.text)
     assert rows[:3] == [("ana", "created tier D"), ("ana", "deleted gate #1"), ("ana", "updated regime batch 1")]
+
+
+def test_tokens_are_made_scoped_and_revoked_in_the_app(client, app, clock, demo_id):
+    assert "has no users, so nothing needs a token" in client.get("/tokens").text
+    register(app, clock)
+    assert client.get("/tokens", follow_redirects=False).headers["location"] == "/login?next=%2Ftokens"
+    client.post("/login", data={"name": "ana", "password": "correct horse battery"})
+    blank = client.post("/tokens", data={"name": "", "campaign_id": str(demo_id)})
+    assert blank.status_code == 422 and 'aria-invalid="true"' in blank.text
+    made = client.post("/tokens", data={"name": "ci-nightly", "campaign_id": str(demo_id)})
+    assert made.status_code == 201
+    text = re.search(r"<code class=\"token\" data-token>(tp_[^<]+)</code>", made.text).group(1)
+    assert "ci-nightly" in made.text and "DeepSeek-V4-Flash" in made.text
+    client.cookies.clear()
+    bearer = {"Authorization": f"Bearer {text}"}
+    assert client.post(f"/api/campaigns/{demo_id}/measurements", json=BODY, headers=bearer).status_code == 201
+    assert client.post("/api/campaigns", json={"name": "x", "gpu_count": 1}, headers=bearer).status_code == 403
+    client.post("/login", data={"name": "ana", "password": "correct horse battery"})
+    token_id = re.search(r'/tokens/(\d+)/revoke', client.get("/tokens").text).group(1)
+    assert client.post(f"/tokens/{token_id}/revoke", follow_redirects=False).status_code == 303
+    assert "revoked" in client.get("/tokens").text
+    client.cookies.clear()
+    assert client.post(f"/api/campaigns/{demo_id}/measurements", json=BODY, headers=bearer).status_code == 401
