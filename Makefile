@@ -6,6 +6,7 @@ BIN := $(VENV)/bin
 HTMX_VERSION := 2.0.11
 # Swagger UI for /docs, from the npm package swagger-ui-dist, pinned here.
 SWAGGER_UI_VERSION := 5.35.0
+PORT ?= 8000  # make serve PORT=8010
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: serve test lint install chromium vendor bench lock clean
@@ -28,7 +29,7 @@ $(VENV)/.installed-test: requirements-dev.lock pyproject.toml | $(BIN)/python
 install: $(VENV)/.installed
 
 serve: $(VENV)/.installed
-	$(BIN)/tierplan serve
+	$(BIN)/tierplan serve --port $(PORT)
 
 # Debian's Chromium drives the browser tests (Playwright's own browser download does not work here).
 chromium:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DataError, IntegrityError, OperationalError, SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -78,6 +78,11 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     def healthz() -> dict[str, str]:
         """Liveness: the server answers."""
         return {"status": "ok"}
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> RedirectResponse:
+        """Browsers that ask for /favicon.ico get the SVG icon the pages link."""
+        return RedirectResponse(app.url_path_for("static", path="favicon.svg"), status_code=301)
 
     @app.get("/docs", include_in_schema=False)
     def docs(request: Request):

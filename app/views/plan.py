@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from markupsafe import Markup
+
 from app.models.plan_rows import GatePublic, InterventionPublic, RegimePublic
 from app.models.specs import HardwareSpecPublic, ModelSpecPublic
 from app.planning.gates import GateResult
@@ -17,6 +19,7 @@ from app.services.plan import Plan
 from app.services.records import PlanRecord
 from app.views import formatting as fmt
 from app.views.capacity import CapacityView, capacity_view
+from app.views.charts import TierPoint, projection_chart
 from app.views.extras import (
     CalibrationView,
     OrderingView,
@@ -52,6 +55,8 @@ class StepView:
     p90_text: str = ""
     p_target_text: str = ""
     p_target: float | None = None
+    p10_tok_s: float | None = None
+    p90_tok_s: float | None = None
     band_text: str = ""  # how much of the band is input spread and how much model error
 
 
@@ -80,6 +85,7 @@ class RegimeView:
     includes_text: str = ""  # "baseline of 2026-12-01 includes A1, A2"
     step_text: str = ""  # the step time and where it comes from
     launch_text: str = ""  # what the profile says one step launches, when a trace gave it
+    chart: Markup = Markup("")  # projected throughput after each tier (app/views/charts.py)
 
 
 @dataclass
@@ -216,6 +222,7 @@ def _step_view(step: Step, label: str, spread: TierDistribution | None = None) -
             "p10_text": fmt.tok_s(spread.p10_tok_s), "p50_text": fmt.tok_s(spread.p50_tok_s),
             "p90_text": fmt.tok_s(spread.p90_tok_s), "p_target_text": fmt.probability(spread.p_target),
             "p_target": spread.p_target, "band_text": band_text(spread.input_share),
+            "p10_tok_s": spread.p10_tok_s, "p90_tok_s": spread.p90_tok_s,
         }
     return StepView(
         capped=step.capped,
@@ -247,8 +254,12 @@ def _regime_view(regime: RegimePublic, projection: RegimeProjection, record: Pla
     steps = [_step_view(projection.baseline, "baseline")] + [
         _step_view(s, f"after {s.tier_key}", spreads.get(str(s.tier_key))) for s in projection.steps
     ]
+    ceiling = analysis.ceilings.get(regime.name)
+    points = [TierPoint(s.tier_key or "baseline", s.tok_s, s.p10_tok_s, s.p90_tok_s) for s in steps]
     return RegimeView(
-        **ceiling_texts(analysis.ceilings.get(regime.name), projection),
+        chart=projection_chart(f"chart-{regime.id}", regime.name, points, regime.target_tok_s,
+                               ceiling.ceiling_tok_s if ceiling else None, f"projection-{regime.id}"),
+        **ceiling_texts(ceiling, projection),
         id=regime.id,
         name=regime.name,
         concurrency=regime.concurrency,

@@ -241,3 +241,18 @@ def test_the_api_takes_an_idempotency_key_header(client, app, demo_id):
     assert first.status_code == again.status_code == 201 and first.json()["id"] == again.json()["id"]
     other = client.post("/api/campaigns", json={"name": "other", "gpu_count": 1}).json()["id"]
     assert client.post(f"/api/campaigns/{other}/measurements", json=body, headers=headers).status_code == 404
+
+
+def test_the_projection_chart_draws_the_numbers_the_api_gives(client, demo_id):
+    import re
+
+    page = client.get(f"/campaigns/{demo_id}").text
+    plan = client.get(f"/api/campaigns/{demo_id}/plan").json()
+    charts = re.findall(r'<svg [^>]*projection-chart.*?</svg>', page, re.S)
+    assert len(charts) == len(plan["regimes"])
+    for regime, svg in zip(plan["regimes"], charts, strict=True):
+        drawn = [float(v) for v in re.findall(r'class="point"[^>]*data-tok-s="([^"]+)"', svg)]
+        assert drawn == [regime["baseline_tok_s"]] + [p["tok_s"] for p in regime["projections"]]
+        target = float(re.search(r'class="target"[^>]*data-tok-s="([^"]+)"', svg).group(1))
+        assert target == regime["target_tok_s"]
+    assert client.get("/favicon.ico", follow_redirects=False).headers["location"] == "/static/favicon.svg"

@@ -1,0 +1,130 @@
+"""Charts as server-rendered SVG: every user string escaped here (Jinja does not autoescape what it is handed as
+Markup), each chart with a title, a description and the data table beside it as its text alternative.
+
+Each drawn value carries its number in a data attribute, so a test reads back what the chart drew.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from markupsafe import Markup, escape
+
+from app.views import formatting as fmt
+
+WIDTH, HEIGHT = 640, 240
+LEFT, RIGHT, TOP, BOTTOM = 64, 150, 18, 34  # margins: axis labels left, line labels right
+LOG_SPAN = 10.0  # a log scale when the values span more than 10x
+
+
+@dataclass(frozen=True)
+class TierPoint:
+    label: str  # "baseline", "A", ...
+    tok_s: float | None
+    p10_tok_s: float | None = None
+    p90_tok_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Scale:
+    low: float
+    high: float
+    log: bool
+
+    def y(self, value: float) -> float:
+        """The SVG y of a value (top is high)."""
+        if self.log:
+            share = (math.log10(value) - math.log10(self.low)) / (math.log10(self.high) - math.log10(self.low))
+        else:
+            share = (value - self.low) / (self.high - self.low)
+        return TOP + (1 - share) * (HEIGHT - TOP - BOTTOM)
+
+    def ticks(self) -> list[float]:
+        if self.log:
+            first, last = math.floor(math.log10(self.low)), math.ceil(math.log10(self.high))
+            return [10.0**e for e in range(first, last + 1) if self.low <= 10.0**e <= self.high]
+        step = _nice((self.high - self.low) / 4)
+        start = math.ceil(self.low / step) * step
+        return [start + i * step for i in range(int((self.high - start) / step) + 1)]
+
+
+def _tick(value: float) -> str:
+    return f"{value:,.0f}" if value >= 10 or value == int(value) else f"{value:,.2g}"
+
+
+def _nice(raw: float) -> float:
+    power = 10 ** math.floor(math.log10(raw))
+    return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+
+
+def scale_of(values: Sequence[float]) -> Scale:
+    """A y scale holding every value: log when they span more than 10x, linear from 0 otherwise."""
+    positive = [v for v in values if v > 0]
+    low, high = min(positive), max(positive)
+    if high / low > LOG_SPAN:
+        return Scale(10 ** math.floor(math.log10(low)), 10 ** math.ceil(math.log10(high)), True)
+    top = high * 1.1
+    return Scale(0.0, _nice(top / 4) * 4 if top > 0 else 1.0, False)
+
+
+def _attr(value: float | None) -> str:
+    return "" if value is None else repr(float(value))
+
+
+def projection_chart(chart_id: str, regime: str, points: Sequence[TierPoint], target_tok_s: float,
+                     ceiling_tok_s: float | None, table_id: str) -> Markup:
+    """Projected output throughput after each tier as steps, with the P10-P90 band, the target and the ceiling."""
+    drawn = [p for p in points if p.tok_s is not None]
+    if not drawn:
+        return Markup("")
+    values = [v for p in drawn for v in (p.tok_s, p.p10_tok_s, p.p90_tok_s) if v is not None]
+    values += [target_tok_s] + ([ceiling_tok_s] if ceiling_tok_s else [])
+    scale = scale_of(values)
+    slot = (WIDTH - LEFT - RIGHT) / len(points)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart projection-chart" id="{escape(chart_id)}" '
+             f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-labelledby="{escape(chart_id)}-title {escape(chart_id)}-desc" '
+             f'data-scale="{"log" if scale.log else "linear"}">',
+             f'<title id="{escape(chart_id)}-title">Projected output throughput of {escape(regime)} after each tier'
+             '</title>',
+             f'<desc id="{escape(chart_id)}-desc">{escape(_describe(regime, drawn, target_tok_s, ceiling_tok_s))} '
+             f'The table {escape(table_id)} holds the same figures.</desc>']
+    for tick in scale.ticks():
+        y = scale.y(tick)
+        parts.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>'
+                     f'<text class="axis" x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">'
+                     f'{escape(_tick(tick))}</text>')
+    path, previous = [], None
+    for i, p in enumerate(points):
+        x0, x1 = LEFT + i * slot, LEFT + (i + 1) * slot
+        parts.append(f'<text class="axis" x="{(x0 + x1) / 2:.1f}" y="{HEIGHT - 12}" text-anchor="middle">'
+                     f'{escape(p.label)}</text>')
+        if p.tok_s is None:
+            continue
+        if p.p10_tok_s is not None and p.p90_tok_s is not None:
+            top, bottom = scale.y(p.p90_tok_s), scale.y(max(p.p10_tok_s, scale.low or p.p10_tok_s))
+            parts.append(f'<rect class="band" x="{x0 + 4:.1f}" y="{top:.1f}" width="{slot - 8:.1f}" '
+                         f'height="{max(bottom - top, 1):.1f}" data-tier="{escape(p.label)}" '
+                         f'data-p10="{_attr(p.p10_tok_s)}" data-p90="{_attr(p.p90_tok_s)}"/>')
+        y = scale.y(p.tok_s)
+        path.append(f"{'M' if previous is None else 'L'}{x0:.1f},{(previous if previous is not None else y):.1f}")
+        path.append(f"L{x0:.1f},{y:.1f} L{x1:.1f},{y:.1f}")
+        previous = y
+        parts.append(f'<circle class="point" cx="{(x0 + x1) / 2:.1f}" cy="{y:.1f}" r="3" '
+                     f'data-tier="{escape(p.label)}" data-tok-s="{_attr(p.tok_s)}"/>')
+    parts.append(f'<path class="steps" d="{" ".join(path)}"/>')
+    for cls, value, label in (("target", target_tok_s, "target"), ("ceiling", ceiling_tok_s, "ceiling")):
+        if value:
+            y = scale.y(value)
+            parts.append(f'<line class="{cls}" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" '
+                         f'data-tok-s="{_attr(value)}"/><text class="line-label {cls}" x="{WIDTH - RIGHT + 6}" '
+                         f'y="{y + 4:.1f}">{label} {escape(fmt.tok_s(value))}</text>')
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def _describe(regime: str, points: Sequence[TierPoint], target: float, ceiling: float | None) -> str:
+    steps = ", ".join(f"{p.label} {fmt.tok_s(p.tok_s)}" for p in points)
+    limit = f", hardware ceiling {fmt.tok_s(ceiling)}" if ceiling else ""
+    return f"{regime}: {steps}; target {fmt.tok_s(target)}{limit}."

@@ -1,0 +1,50 @@
+"""The SVG charts draw the plan's numbers (read back from the SVG), escape what users typed, and switch to a log
+scale when the values span more than 10x."""
+
+import re
+from xml.etree import ElementTree as ET
+
+from app.views.charts import TierPoint, projection_chart, scale_of
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _chart(**overrides):
+    points = [TierPoint("baseline", 20.0), TierPoint("A", 40.0, 30.0, 52.0), TierPoint("B", 60.0, 45.0, 75.0)]
+    values = {"chart_id": "chart-1", "regime": "batch 1", "target_tok_s": 100.0, "ceiling_tok_s": 80.0,
+              "table_id": "t", "points": points}
+    values.update(overrides)
+    return ET.fromstring(re.sub(r' xmlns="[^"]+"', "", str(projection_chart(**values))))
+
+
+def test_the_chart_draws_the_plans_numbers():
+    svg = _chart()
+    assert [float(c.get("data-tok-s")) for c in svg.iter("circle")] == [20.0, 40.0, 60.0]
+    assert [(float(b.get("data-p10")), float(b.get("data-p90"))) for b in svg.iter("rect")] == [(30, 52), (45, 75)]
+    lines = {line.get("class"): float(line.get("data-tok-s")) for line in svg.iter("line") if line.get("data-tok-s")}
+    assert lines == {"target": 100.0, "ceiling": 80.0}
+    assert svg.find("title").text == "Projected output throughput of batch 1 after each tier"
+    assert "batch 1: baseline 20.0 tok/s, A 40.0 tok/s, B 60.0 tok/s" in svg.find("desc").text
+    assert svg.get("data-scale") == "linear"
+
+
+def test_higher_values_are_drawn_higher():
+    svg = _chart()
+    ys = [float(c.get("cy")) for c in svg.iter("circle")]
+    assert ys[0] > ys[1] > ys[2]
+
+
+def test_a_wide_range_is_drawn_on_a_log_scale():
+    svg = _chart(target_tok_s=1000.0, ceiling_tok_s=None)
+    assert svg.get("data-scale") == "log"
+    assert scale_of([10, 50]).log is False and scale_of([10, 101]).log is True
+
+
+def test_user_text_is_escaped():
+    text = str(projection_chart("c", "<script>alert(1)</script>", [TierPoint("baseline", 5.0)], 10.0, None, "t"))
+    assert "<script>" not in text and "&lt;script&gt;" in text
+    ET.fromstring(text)  # still well-formed
+
+
+def test_nothing_measured_draws_nothing():
+    assert str(projection_chart("c", "r", [TierPoint("baseline", None)], 10.0, None, "t")) == ""
