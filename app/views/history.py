@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from markupsafe import Markup
+
 from app.models.measurements import MeasurementPublic
+from app.planning.metrics import metric_unit
 from app.services.records import PlanRecord
-from app.views.formatting import measured, timestamp
+from app.views.charts import Run, history_chart
+from app.views.formatting import measured, number, timestamp
 
 
 @dataclass(frozen=True)
@@ -39,3 +43,27 @@ def history_row(m: MeasurementPublic) -> HistoryRow:
 def history_view(record: PlanRecord, regime: str) -> list[HistoryRow]:
     """Every measurement of the regime, newest first, retracted ones struck through."""
     return [history_row(m) for m in record.measurements if m.regime == regime]
+
+
+CHARTED = ("output_tok_s", "tpot_ms")  # always charted when measured twice; gated metrics too
+
+
+def history_charts(record: PlanRecord, regime: str) -> list[Markup]:
+    """A chart a metric of the regime with two runs or more: its throughput and TPOT, and every gated metric."""
+    regime_id = next((r.id for r in record.regimes if r.name == regime), None)
+    gates = [g for g in record.gates if g.regime_id == regime_id and g.threshold is not None]
+    tiers = {t.id: t.key for t in record.tiers}
+    wanted = list(CHARTED) + sorted({g.metric for g in gates} - set(CHARTED))
+    mine = [m for m in record.measurements if m.regime == regime]
+    landed = [(i.key, i.landed_at) for i in record.interventions if i.landed_at is not None]
+    charts = []
+    for metric in wanted:
+        runs = [Run(m.measured_at, m.value, m.retracted_at is not None, m.kind) for m in mine if m.metric == metric]
+        thresholds = [(f"gate {tiers.get(g.tier_id, '?')} {g.comparator.value} "
+                       f"{number(g.threshold or 0, metric_unit(metric))}",
+                       g.threshold or 0.0) for g in gates if g.metric == metric]
+        chart = history_chart(f"history-{metric}", regime, metric, metric_unit(metric), runs, thresholds, landed,
+                              "history-table")
+        if chart:
+            charts.append(chart)
+    return charts

@@ -30,7 +30,7 @@ from app.services.measurements import (
 )
 from app.services.plan import Plan, plan_of, record_for
 from app.views.formatting import measured, timestamp
-from app.views.history import history_row, history_view
+from app.views.history import history_charts, history_row, history_view
 from app.views.plan import plan_view
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, user_of
 from app.web.fragments import changed_parts, plan_parts
@@ -162,7 +162,8 @@ def _regime_page(request, session, campaign: Campaign, regime_id: int):
     view = next(r for r in report.regimes if r.id == regime_id)
     what_ifs = [w for w in report.what_ifs if w.regime == regime.name]
     context = {"campaign": campaign, "regime": view, "history": history_view(plan.record, regime.name),
-               "what_ifs": what_ifs, "changes": changes_in(plan, regime=regime.name), "min_samples": MIN_SAMPLES}
+               "what_ifs": what_ifs, "changes": changes_in(plan, regime=regime.name), "min_samples": MIN_SAMPLES,
+               "charts": history_charts(plan.record, regime.name)}
     return render(request, "regime.html", context)
 
 

@@ -256,3 +256,25 @@ def test_the_projection_chart_draws_the_numbers_the_api_gives(client, demo_id):
         target = float(re.search(r'class="target"[^>]*data-tok-s="([^"]+)"', svg).group(1))
         assert target == regime["target_tok_s"]
     assert client.get("/favicon.ico", follow_redirects=False).headers["location"] == "/static/favicon.svg"
+
+
+def test_the_history_chart_draws_every_run_with_gates_and_retractions(client, demo_id):
+    import re
+
+    for value, day in ((31.0, 18), (33.0, 19)):
+        client.post(f"/api/campaigns/{demo_id}/measurements", json={
+            "regime": "concurrency 16", "metric": "output_tok_s", "value": value, "kind": "gate check",
+            "measured_at": f"2026-11-{day}T10:00:00Z"})
+    runs = client.get(f"/api/campaigns/{demo_id}/measurements").json()
+    wrong = next(m for m in runs if m["value"] == 33.0)
+    client.post(f"/api/campaigns/{demo_id}/measurements/{wrong['id']}/retract", json={"reason": "wrong unit",
+                                                                                      "by": "ana"})
+    page = client.get(f"/campaigns/{demo_id}/regimes/2").text
+    svg = re.search(r'<svg [^>]*id="history-output_tok_s".*?</svg>', page, re.S).group(0)
+    drawn = sorted(float(v) for v in re.findall(r'class="run[^"]*"[^>]*data-value="([^"]+)"', svg))
+    stored = sorted(m["value"] for m in runs if m["regime"] == "concurrency 16" and m["metric"] == "output_tok_s")
+    assert drawn == stored
+    assert re.findall(r'class="run retracted"[^>]*data-value="([^"]+)"', svg) == ["33.0"]
+    thresholds = sorted(float(v) for v in re.findall(r'class="threshold"[^>]*data-value="([^"]+)"', svg))
+    assert thresholds == [40.0, 45.0]  # the gates of tiers A and B on this regime
+    assert '<title id="history-output_tok_s-title">output_tok_s of concurrency 16 over time</title>' in svg
