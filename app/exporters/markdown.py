@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from app.views.formatting import timestamp
+from app.views.formatting import number, timestamp
 from app.views.plan import PlanReport, RegimeView, TierView
 
 
@@ -116,6 +116,7 @@ def _regime_section(regime: RegimeView) -> list[str]:
     ]
     lines += table(header, rows, ["---"] + ["---:"] * len(regime.steps))
     lines.append("")
+    lines += mermaid_chart(regime)
     if regime.ceiling_detail:
         lines += [f"Ceiling {regime.ceiling_text}: {inline(regime.ceiling_detail)}.", ""]
     for text in (regime.includes_text and f"The {regime.includes_text}", regime.step_text,
@@ -129,6 +130,34 @@ def _regime_section(regime: RegimeView) -> list[str]:
         lines += [f"> {inline(note)}" for note in regime.notes]
         lines.append("")
     return lines
+
+
+def _as_shown(value: float) -> str:
+    """A number as the tables show it (the same rounding), without thousands separators."""
+    return number(value).replace(",", "")
+
+
+def _mermaid_text(text: str) -> str:
+    """A label Mermaid reads inside double quotes: no quote, bracket or newline of its own."""
+    return "".join(" " if c in '"[]\n\r`' else c for c in text)
+
+
+def mermaid_chart(regime: RegimeView) -> list[str]:
+    """A Mermaid xychart-beta of the projected throughput after each tier (bars), with the target and, where known,
+    the ceiling as lines; renders as a chart where Mermaid renders (GitHub, GitLab), as this text elsewhere."""
+    values = [s.tok_s for s in regime.steps]
+    if any(v is None for v in values):
+        return []
+    lines_of = [("target", regime.target_tok_s)] + ([("ceiling", regime.ceiling_tok_s)] if regime.ceiling_tok_s else [])
+    top = max([v for v in values if v is not None] + [v for _, v in lines_of]) * 1.1
+    labels = ", ".join(f'"{_mermaid_text(s.label)}"' for s in regime.steps)
+    out = ["```mermaid", "xychart-beta",
+           f'    title "{_mermaid_text(regime.name)}: projected output tok/s (bars), '
+           f'{" and ".join(name for name, _ in lines_of)} (lines)"',
+           f"    x-axis [{labels}]", f'    y-axis "tok/s" 0 --> {_as_shown(top)}',
+           "    bar [" + ", ".join(_as_shown(v) for v in values if v is not None) + "]"]
+    out += ["    line [" + ", ".join(_as_shown(value) for _ in values) + "]" for _, value in lines_of]
+    return out + ["```", ""]
 
 
 def _tier_section(tier: TierView) -> list[str]:

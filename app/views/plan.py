@@ -86,6 +86,7 @@ class RegimeView:
     step_text: str = ""  # the step time and where it comes from
     launch_text: str = ""  # what the profile says one step launches, when a trace gave it
     chart: Markup = Markup("")  # projected throughput after each tier (app/views/charts.py)
+    ceiling_tok_s: float | None = None
 
 
 @dataclass
@@ -259,6 +260,7 @@ def _regime_view(regime: RegimePublic, projection: RegimeProjection, record: Pla
     return RegimeView(
         chart=projection_chart(f"chart-{regime.id}", regime.name, points, regime.target_tok_s,
                                ceiling.ceiling_tok_s if ceiling else None, f"projection-{regime.id}"),
+        ceiling_tok_s=ceiling.ceiling_tok_s if ceiling else None,
         **ceiling_texts(ceiling, projection),
         id=regime.id,
         name=regime.name,

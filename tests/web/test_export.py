@@ -3,6 +3,7 @@
 import os
 from pathlib import Path
 
+import pytest
 from markdown_it import MarkdownIt
 
 GOLDEN = Path(__file__).parent.parent / "data" / "roadmap_demo.md"
@@ -76,3 +77,19 @@ def test_links_and_images_in_user_text_come_out_inert(client, demo_id):
     client.patch(f"/api/campaigns/{demo_id}", json={"notes": evil, "name": "[n](javascript:alert(1))"})
     html = MarkdownIt("commonmark").enable("table").render(client.get(f"/campaigns/{demo_id}/roadmap.md").text)
     assert "<img" not in html and 'href="javascript' not in html and "evil.example/t.png\"" not in html
+
+
+def test_the_export_carries_a_mermaid_chart_of_each_regime_with_the_tables_numbers(client, demo_id):
+    import re
+
+    text = client.get(f"/campaigns/{demo_id}/roadmap.md").text
+    blocks = re.findall(r"```mermaid\nxychart-beta\n(.*?)```", text, re.S)
+    plan = client.get(f"/api/campaigns/{demo_id}/plan").json()
+    assert len(blocks) == len(plan["regimes"])
+    for regime, block in zip(plan["regimes"], blocks, strict=True):
+        bars = [float(v) for v in re.search(r"bar \[([^\]]+)\]", block).group(1).split(", ")]
+        tok_s = [regime["baseline_tok_s"]] + [p["tok_s"] for p in regime["projections"]]
+        assert bars == pytest.approx(tok_s, rel=2e-3)  # rounded as the tables show them
+        shown = re.search(rf"### {regime['name']}\n.*?\| output tok/s \| ([^\n]+) \|", text, re.S).group(1)
+        assert [float(c.split()[0].replace(",", "")) for c in shown.split(" | ")] == bars
+        assert f'title "{regime["name"]}: projected output tok/s' in block
