@@ -198,3 +198,56 @@ def history_chart(chart_id: str, regime: str, metric: str, unit: str, runs: Sequ
                      f'{" (retracted)" if r.retracted else ""}</title></circle>')
     parts.append("</svg>")
     return Markup("".join(parts))
+
+
+PALETTE = ("#2c4aa0", "#0d6b6b", "#b45309", "#7c3aed", "#be123c", "#4d7c0f", "#0369a1", "#a16207", "#6b7280")
+
+
+def shares_chart(chart_id: str, regime: str, steps: Sequence[tuple[str, Sequence[tuple[str, float]]]],
+                 table_id: str) -> Markup:
+    """The step's time by bucket before and after each tier, a stacked bar a step (each bar the whole step, so the
+    bottleneck's shift shows); a bucket keeps its colour across bars."""
+    if not steps or not any(shares for _, shares in steps):
+        return Markup("")
+    buckets: list[str] = []
+    for _, shares in steps:
+        buckets += [b for b, _ in sorted(shares, key=lambda s: -s[1]) if b not in buckets]
+    colour = {b: PALETTE[i % len(PALETTE)] for i, b in enumerate(buckets)}
+    cid = escape(chart_id)
+    slot = (WIDTH - LEFT - RIGHT) / len(steps)
+    height = HEIGHT - TOP - BOTTOM
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart shares-chart" id="{cid}" '
+             f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-labelledby="{cid}-title {cid}-desc">',
+             f'<title id="{cid}-title">Where the step time of {escape(regime)} goes, before and after each tier'
+             '</title>',
+             f'<desc id="{cid}-desc">Each bar is one step split by bucket; the table {escape(table_id)} holds the '
+             'shares.</desc>']
+    for i, (label, shares) in enumerate(steps):
+        x = LEFT + i * slot + 8
+        y = float(TOP)
+        for bucket, share in sorted(shares, key=lambda s: buckets.index(s[0])):
+            h = share * height
+            parts.append(f'<rect class="share" x="{x:.1f}" y="{y:.1f}" width="{slot - 16:.1f}" height="{h:.1f}" '
+                         f'fill="{colour[bucket]}" data-step="{escape(label)}" data-bucket="{escape(bucket)}" '
+                         f'data-share="{_attr(share)}"><title>{escape(label)}: {escape(bucket)} '
+                         f'{escape(fmt.share(share))}</title></rect>')
+            if h >= 14:
+                parts.append(f'<text class="share-label" x="{x + (slot - 16) / 2:.1f}" y="{y + h / 2 + 4:.1f}" '
+                             f'text-anchor="middle">{escape(fmt.share(share))}</text>')
+            y += h
+        parts.append(f'<text class="axis" x="{LEFT + (i + 0.5) * slot:.1f}" y="{HEIGHT - 12}" '
+                     f'text-anchor="middle">{escape(label)}</text>')
+    for i, bucket in enumerate(buckets[:12]):
+        y = TOP + 6 + i * 15
+        parts.append(f'<rect x="{WIDTH - RIGHT + 10}" y="{y:.1f}" width="10" height="10" fill="{colour[bucket]}"/>'
+                     f'<text class="legend" x="{WIDTH - RIGHT + 26}" y="{y + 9:.1f}">{escape(bucket)}</text>')
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def shares_rows(steps: Sequence[tuple[str, Sequence[tuple[str, float]]]]) -> list[tuple[str, list[str]]]:
+    """The shares chart's data as table rows: a bucket a row, its share in each step ("—" where it has none)."""
+    buckets: list[str] = []
+    for _, shares in steps:
+        buckets += [b for b, _ in sorted(shares, key=lambda s: -s[1]) if b not in buckets]
+    return [(b, [fmt.share(dict(shares)[b]) if b in dict(shares) else "—" for _, shares in steps]) for b in buckets]

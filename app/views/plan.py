@@ -57,6 +57,7 @@ class StepView:
     p_target: float | None = None
     p10_tok_s: float | None = None
     p90_tok_s: float | None = None
+    shares: tuple[tuple[str, float], ...] = ()  # of the step's time, by bucket
     band_text: str = ""  # how much of the band is input spread and how much model error
 
 
@@ -226,6 +227,7 @@ def _step_view(step: Step, label: str, spread: TierDistribution | None = None) -
             "p10_tok_s": spread.p10_tok_s, "p90_tok_s": spread.p90_tok_s,
         }
     return StepView(
+        shares=step.shares,
         capped=step.capped,
         uncapped_text=fmt.tok_s(step.uncapped_tok_s) if step.capped else "",
         **spread_texts,

@@ -29,6 +29,7 @@ from app.services.measurements import (
     retract_measurement,
 )
 from app.services.plan import Plan, plan_of, record_for
+from app.views.charts import shares_chart, shares_rows
 from app.views.formatting import measured, timestamp
 from app.views.history import history_charts, history_row, history_view
 from app.views.plan import plan_view
@@ -161,9 +162,12 @@ def _regime_page(request, session, campaign: Campaign, regime_id: int):
     report = plan_view(plan)
     view = next(r for r in report.regimes if r.id == regime_id)
     what_ifs = [w for w in report.what_ifs if w.regime == regime.name]
+    steps = [(s.label, s.shares) for s in view.steps]
     context = {"campaign": campaign, "regime": view, "history": history_view(plan.record, regime.name),
                "what_ifs": what_ifs, "changes": changes_in(plan, regime=regime.name), "min_samples": MIN_SAMPLES,
-               "charts": history_charts(plan.record, regime.name)}
+               "charts": history_charts(plan.record, regime.name),
+               "shares_chart": shares_chart(f"shares-{regime_id}", regime.name, steps, "shares-table"),
+               "shares_rows": shares_rows(steps) if view.profile else []}
     return render(request, "regime.html", context)
 
 

@@ -48,3 +48,19 @@ def test_user_text_is_escaped():
 
 def test_nothing_measured_draws_nothing():
     assert str(projection_chart("c", "r", [TierPoint("baseline", None)], 10.0, None, "t")) == ""
+
+
+def test_the_shares_chart_stacks_each_step_to_its_whole():
+    from app.views.charts import shares_chart, shares_rows
+
+    steps = [("baseline", (("attention", 0.6), ("moe", 0.3), ("other", 0.1))),
+             ("after A", (("attention", 0.3), ("moe", 0.5), ("other", 0.2)))]
+    svg = ET.fromstring(re.sub(r' xmlns="[^"]+"', "", str(shares_chart("s", "batch 1", steps, "t"))))
+    drawn: dict[str, dict[str, float]] = {}
+    for rect in svg.iter("rect"):
+        if rect.get("data-step"):
+            drawn.setdefault(rect.get("data-step"), {})[rect.get("data-bucket")] = float(rect.get("data-share"))
+    assert drawn == {label: dict(shares) for label, shares in steps}
+    colours = {r.get("data-bucket"): r.get("fill") for r in svg.iter("rect") if r.get("data-step") == "baseline"}
+    assert all(r.get("fill") == colours[r.get("data-bucket")] for r in svg.iter("rect") if r.get("data-step"))
+    assert shares_rows(steps) == [("attention", ["60%", "30%"]), ("moe", ["30%", "50%"]), ("other", ["10%", "20%"])]
