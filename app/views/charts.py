@@ -251,3 +251,49 @@ def shares_rows(steps: Sequence[tuple[str, Sequence[tuple[str, float]]]]) -> lis
     for _, shares in steps:
         buckets += [b for b, _ in sorted(shares, key=lambda s: -s[1]) if b not in buckets]
     return [(b, [fmt.share(dict(shares)[b]) if b in dict(shares) else "—" for _, shares in steps]) for b in buckets]
+
+
+def whatif_chart(chart_id: str, regime: str, curves: Sequence[tuple[str, Sequence[tuple[float, float]]]],
+                 table_id: str) -> Markup:
+    """Whole-step speedup against one bucket's speedup (log axis), a curve a bucket, each labelled with its limit
+    (the bucket taking no time at all)."""
+    finite = [[(s, g) for s, g in points if math.isfinite(s) and math.isfinite(g)] for _, points in curves]
+    if not curves or not any(len(p) > 1 for p in finite):
+        return Markup("")
+    xs = [s for points in finite for s, _ in points]
+    x_low, x_high = math.log10(min(xs)), math.log10(max(xs))
+    gains = [g for points in finite for _, g in points]
+    scale = Scale(1.0, max(_nice(max(gains) / 4) * 4, 1.5), False) if max(gains) > 1 else Scale(0.0, 2.0, False)
+
+    def x(s: float) -> float:
+        return LEFT + (math.log10(s) - x_low) / ((x_high - x_low) or 1) * (WIDTH - LEFT - RIGHT)
+
+    cid = escape(chart_id)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart whatif-chart" id="{cid}" '
+             f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-labelledby="{cid}-title {cid}-desc">',
+             f'<title id="{cid}-title">What if one bucket of {escape(regime)} got faster</title>',
+             f'<desc id="{cid}-desc">Whole-step speedup if only that bucket became s times faster, a curve a '
+             f'bucket; the table {escape(table_id)} holds the figures.</desc>']
+    for tick in scale.ticks():
+        y = scale.y(tick)
+        parts.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>'
+                     f'<text class="axis" x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{tick:g}x</text>')
+    for s in sorted(set(xs)):
+        parts.append(f'<text class="axis" x="{x(s):.1f}" y="{HEIGHT - 12}" text-anchor="middle">{s:g}x</text>')
+    previous: float | None = None
+    ends = sorted(((name, points, full) for (name, full), points in zip(curves, finite, strict=True) if points),
+                  key=lambda c: scale.y(min(c[1][-1][1], scale.high)), reverse=True)
+    for i, (name, points, full) in enumerate(ends):
+        colour = PALETTE[i % len(PALETTE)]
+        d = " ".join(f"{'M' if j == 0 else 'L'}{x(s):.1f},{scale.y(min(g, scale.high)):.1f}"
+                     for j, (s, g) in enumerate(points))
+        parts.append(f'<path class="curve" d="{d}" stroke="{colour}" data-bucket="{escape(name)}" '
+                     f'data-gains="{escape(" ".join(repr(g) for _, g in points))}"/>')
+        limit = full[-1][1]
+        y = scale.y(min(points[-1][1], scale.high)) + 4
+        label_y = y if previous is None else min(y, previous - 13)
+        previous = label_y
+        parts.append(f'<text class="line-label" x="{WIDTH - RIGHT + 6}" y="{label_y:.1f}" fill="{colour}">'
+                     f'{escape(name)} → {"∞" if math.isinf(limit) else escape(fmt.factor(limit))}</text>')
+    parts.append("</svg>")
+    return Markup("".join(parts))

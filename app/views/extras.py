@@ -5,10 +5,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from markupsafe import Markup
+
 from app.planning.ceiling import Ceiling
 from app.planning.projection import RegimeProjection
 from app.services.records import PlanRecord
 from app.views import formatting as fmt
+from app.views.charts import whatif_chart
 
 
 @dataclass
@@ -47,6 +50,8 @@ class WhatIfView:
     regime: str
     speedups: list[str]  # column headings
     rows: list[tuple[str, str, list[str]]]  # bucket, share, end-to-end speedups
+    chart: Markup = Markup("")
+    table_id: str = ""
 
 
 @dataclass
@@ -145,7 +150,7 @@ def _speedup_label(s: float) -> str:
 
 
 def what_if_views(analysis) -> list[WhatIfView]:
-    views = []
+    views: list[WhatIfView] = []
     for regime, curves in analysis.what_ifs.items():
         if not curves:
             continue
@@ -154,7 +159,9 @@ def what_if_views(analysis) -> list[WhatIfView]:
             (c.bucket, fmt.share(c.share), ["∞" if math.isinf(g) else fmt.factor(g) for _, g in c.end_to_end])
             for c in curves
         ]
-        views.append(WhatIfView(regime=regime, speedups=speedups, rows=rows))
+        table_id = f"whatif-{len(views)}"
+        chart = whatif_chart(f"{table_id}-chart", regime, [(c.bucket, c.end_to_end) for c in curves], table_id)
+        views.append(WhatIfView(regime=regime, speedups=speedups, rows=rows, chart=chart, table_id=table_id))
     return views
 
 

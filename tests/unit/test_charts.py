@@ -64,3 +64,18 @@ def test_the_shares_chart_stacks_each_step_to_its_whole():
     colours = {r.get("data-bucket"): r.get("fill") for r in svg.iter("rect") if r.get("data-step") == "baseline"}
     assert all(r.get("fill") == colours[r.get("data-bucket")] for r in svg.iter("rect") if r.get("data-step"))
     assert shares_rows(steps) == [("attention", ["60%", "30%"]), ("moe", ["30%", "50%"]), ("other", ["10%", "20%"])]
+
+
+def test_the_whatif_chart_draws_each_buckets_curve_and_names_its_limit():
+    from app.planning.model import Profile
+    from app.planning.whatif import what_if
+    from app.views.charts import whatif_chart
+
+    curves = what_if(Profile.of({"attention": 0.6, "moe": 0.3}))
+    svg = ET.fromstring(re.sub(r' xmlns="[^"]+"', "", str(whatif_chart(
+        "w", "batch 1", [(c.bucket, c.end_to_end) for c in curves], "t"))))
+    drawn = {p.get("data-bucket"): [float(g) for g in p.get("data-gains").split()] for p in svg.iter("path")}
+    for c in curves:
+        assert drawn[c.bucket] == [g for s, g in c.end_to_end if s != float("inf")]
+    labels = [t.text for t in svg.iter("text") if t.get("class") == "line-label"]
+    assert "attention → 2.50x" in labels  # 1 / (1 - 0.6)
