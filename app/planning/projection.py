@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app.planning.effects import RegimeContext, apply_effect, calibrated, point_draw
@@ -37,6 +37,7 @@ class Step:
     uncapped_tok_s: float | None = None
     capped: bool = False
     tokens_per_step: float = 1.0  # a sequence, with speculative decoding
+    contributions: tuple[tuple[str, float], ...] = ()  # gain over baseline after each applied intervention, in order
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,7 @@ def project_regime(regime: Regime, campaign: Campaign, pick: str = "likely") -> 
     steps = []
     for tier, interventions in plan_order(campaign):
         applied = []
+        gains: list[tuple[str, float]] = []
         for intervention in interventions:
             if not counts(intervention, regime):
                 continue
@@ -159,9 +161,11 @@ def project_regime(regime: Regime, campaign: Campaign, pick: str = "likely") -> 
                     notes.append(f"{intervention.key} in {regime.name}: {problem}, so that effect is not applied")
             if touched:
                 applied.append(intervention.key)
+                step_rel = float(state.step())
+                gains.append((intervention.key, float(state.tokens) / step_rel if step_rel > 0 else float("inf")))
         notes += [f"{', '.join(applied)} in {regime.name}: {n}" for n in state.notes if n not in notes]
         state.notes.clear()
-        steps.append(_snapshot(tier.key, state, regime, campaign, tuple(applied)))
+        steps.append(replace(_snapshot(tier.key, state, regime, campaign, tuple(applied)), contributions=tuple(gains)))
     order = [i.key for _, members in plan_order(campaign) for i in members]
     order += sorted(k for k in regime.includes if k not in order)
     return RegimeProjection(

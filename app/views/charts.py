@@ -297,3 +297,62 @@ def whatif_chart(chart_id: str, regime: str, curves: Sequence[tuple[str, Sequenc
                      f'{escape(name)} → {"∞" if math.isinf(limit) else escape(fmt.factor(limit))}</text>')
     parts.append("</svg>")
     return Markup("".join(parts))
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    start: float
+    end: float
+    kind: str  # "total" (from 0), "gain", "loss" (the ceiling's cap)
+
+
+def waterfall_bars(baseline_tok_s: float, tiers: Sequence[tuple[str, float | None, Sequence[tuple[str, float]]]]
+                   ) -> list[Bar]:
+    """The waterfall of a regime: its baseline, each applied intervention's gain in plan order (baseline x the gain
+    after it, less before it), the ceiling's cut where a tier is capped, and each tier's total. `tiers`: key,
+    projected tok/s after it, (intervention, gain over baseline after it)."""
+    bars = [Bar("baseline", 0.0, baseline_tok_s, "total")]
+    level = baseline_tok_s
+    for key, tok_s, contributions in tiers:
+        for intervention, gain in contributions:
+            uncapped = baseline_tok_s * gain
+            bars.append(Bar(intervention, level, uncapped, "gain" if uncapped >= level else "loss"))
+            level = uncapped
+        if tok_s is not None and tok_s < level * (1 - 1e-9):
+            bars.append(Bar(f"{key} ceiling", level, tok_s, "loss"))
+        level = level if tok_s is None else tok_s  # the plan's own figure, not its product of gains
+        bars.append(Bar(f"after {key}", 0.0, level, "total"))
+    return bars
+
+
+def waterfall_chart(chart_id: str, regime: str, bars: Sequence[Bar], table_id: str) -> Markup:
+    """Where each tier's gain comes from: a floating bar an intervention, a full bar after each tier."""
+    if len(bars) < 2:
+        return Markup("")
+    scale = scale_of([max(b.start, b.end) for b in bars])
+    if scale.log:
+        scale = Scale(0.0, _nice(max(max(b.start, b.end) for b in bars) * 1.1 / 4) * 4, False)
+    cid = escape(chart_id)
+    slot = (WIDTH - LEFT - 20) / len(bars)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart waterfall-chart" id="{cid}" '
+             f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-labelledby="{cid}-title {cid}-desc">',
+             f'<title id="{cid}-title">Where each tier\'s gain in {escape(regime)} comes from</title>',
+             f'<desc id="{cid}-desc">Output tok/s: the baseline, each intervention\'s gain in plan order, the '
+             f'ceiling\'s cut, and the total after each tier; the table {escape(table_id)} holds the figures.</desc>']
+    for tick in scale.ticks():
+        y = scale.y(tick)
+        parts.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - 20}" y1="{y:.1f}" y2="{y:.1f}"/>'
+                     f'<text class="axis" x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(_tick(tick))}'
+                     '</text>')
+    for i, bar in enumerate(bars):
+        x = LEFT + i * slot + 3
+        top, bottom = scale.y(max(bar.start, bar.end)), scale.y(min(bar.start, bar.end))
+        parts.append(f'<rect class="bar {bar.kind}" x="{x:.1f}" y="{top:.1f}" width="{slot - 6:.1f}" '
+                     f'height="{max(bottom - top, 1):.1f}" data-label="{escape(bar.label)}" '
+                     f'data-start="{_attr(bar.start)}" data-end="{_attr(bar.end)}"><title>{escape(bar.label)}: '
+                     f'{escape(fmt.tok_s(bar.start))} → {escape(fmt.tok_s(bar.end))}</title></rect>')
+        parts.append(f'<text class="axis" x="{x + (slot - 6) / 2:.1f}" y="{HEIGHT - 12}" text-anchor="middle">'
+                     f'{escape(bar.label)}</text>')
+    parts.append("</svg>")
+    return Markup("".join(parts))

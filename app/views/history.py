@@ -9,8 +9,9 @@ from markupsafe import Markup
 from app.models.measurements import MeasurementPublic
 from app.planning.metrics import metric_unit
 from app.services.records import PlanRecord
-from app.views.charts import Run, history_chart
-from app.views.formatting import measured, number, timestamp
+from app.views.charts import Run, history_chart, waterfall_bars, waterfall_chart
+from app.views.formatting import measured, number, timestamp, tok_s
+from app.views.plan import RegimeView
 
 
 @dataclass(frozen=True)
@@ -67,3 +68,14 @@ def history_charts(record: PlanRecord, regime: str) -> list[Markup]:
         if chart:
             charts.append(chart)
     return charts
+
+
+def waterfall_view(view: RegimeView) -> dict:
+    """The regime page's waterfall: the chart and its table rows (step, from, to, change)."""
+    baseline = view.steps[0].tok_s
+    if baseline is None:
+        return {"waterfall": None, "waterfall_rows": []}
+    bars = waterfall_bars(baseline, [(str(s.tier_key), s.tok_s, s.contributions) for s in view.steps[1:]])
+    return {"waterfall": waterfall_chart(f"waterfall-{view.id}", view.name, bars, "waterfall-table"),
+            "waterfall_rows": [(b.label, tok_s(b.start) if b.kind != "total" else "", tok_s(b.end),
+                                tok_s(b.end - b.start) if b.kind != "total" else "") for b in bars]}

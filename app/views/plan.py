@@ -8,16 +8,16 @@ from typing import Any
 from markupsafe import Markup
 
 from app.models.plan_rows import GatePublic, InterventionPublic, RegimePublic
-from app.models.specs import HardwareSpecPublic, ModelSpecPublic
 from app.planning.gates import GateResult
 from app.planning.metrics import THROUGHPUT_METRIC
-from app.planning.model import Effect, Provenance
+from app.planning.model import Effect
 from app.planning.projection import RegimeProjection, Step
 from app.planning.uncertainty import TierDistribution
 from app.services.analysis import Analysis
 from app.services.plan import Plan
 from app.services.records import PlanRecord
 from app.views import formatting as fmt
+from app.views.assumptions import assumptions
 from app.views.capacity import CapacityView, capacity_view
 from app.views.charts import TierPoint, projection_chart
 from app.views.extras import (
@@ -58,6 +58,7 @@ class StepView:
     p10_tok_s: float | None = None
     p90_tok_s: float | None = None
     shares: tuple[tuple[str, float], ...] = ()  # of the step's time, by bucket
+    contributions: tuple[tuple[str, float], ...] = ()  # gain over baseline after each applied intervention
     band_text: str = ""  # how much of the band is input spread and how much model error
 
 
@@ -199,7 +200,7 @@ def plan_view(plan: Plan) -> PlanReport:
         regimes=regimes,
         tiers=tiers,
         unassigned=[interventions[i.id] for i in record.interventions if i.tier_id is None],
-        assumptions=_assumptions(record, core_effects, results),
+        assumptions=assumptions(record, core_effects, results),
         gate_results=list(results),
         capacity=capacity_view(record.slos, analysis.capacity, analysis.tier_capacities),
         projections=projections,
@@ -228,6 +229,7 @@ def _step_view(step: Step, label: str, spread: TierDistribution | None = None) -
         }
     return StepView(
         shares=step.shares,
+        contributions=step.contributions,
         capped=step.capped,
         uncapped_text=fmt.tok_s(step.uncapped_tok_s) if step.capped else "",
         **spread_texts,
@@ -351,49 +353,3 @@ def _outcome(projection: RegimeProjection, tier_key: str) -> str:
         f"{projection.regime}: {fmt.tok_s(before.tok_s)} → {fmt.tok_s(after.tok_s)} "
         f"({fmt.factor(gain)}), bottleneck then {after.bottleneck}"
     )
-
-
-def _assumptions(record: PlanRecord, core_effects: dict[int, Effect], gate_results: tuple[GateResult, ...]) -> list[str]:
-    """Every number the team assumed rather than measured or read."""
-    assumed = Provenance.ASSUMED
-    names = {r.id: r.name for r in record.regimes}
-    out = [f"target of {r.name}: {fmt.tok_s(r.target_tok_s)}" for r in record.regimes if r.target_provenance == assumed]
-    out += [
-        f"{r.name} workload: concurrency {r.concurrency}, {r.input_tokens} in / {r.output_tokens} out tokens"
-        for r in record.regimes
-        if r.workload_provenance == assumed
-    ]
-    for regime in record.regimes:
-        profile = record.profiles.get(regime.id)
-        for s in profile.shares if profile else []:
-            if s.provenance == assumed:
-                out.append(f"{regime.name} profile: {s.bucket} is {fmt.share(s.share)} of step time")
-    keys = {i.id: i.key for i in record.interventions}
-    for i in record.interventions:
-        if i.effort_provenance == assumed:
-            out.append(f"{i.key} effort: {fmt.three_point(i.effort_low_days, i.effort_likely_days, i.effort_high_days, ' d')}")
-    for e in record.effects:
-        if e.provenance == assumed:
-            regimes = [names[r] for r in e.regime_ids]
-            out.append(f"{keys[e.intervention_id]}: {effect_text(core_effects[e.id], regimes)}")
-    for regime in record.regimes:
-        profile = record.profiles.get(regime.id)
-        if profile is not None and profile.gpu_items:
-            out.append(f"{regime.name} profile: fixed host time {fmt.number(profile.host_fixed_ms, 'ms')} a step")
-            if not profile.gap_measured:
-                out.append(f"{regime.name} profile: GPU gap {fmt.plain(profile.gpu_gap_us or 0)} µs before each "
-                           "kernel (not measurable in the trace)")
-    for m in record.measurements:
-        if m.provenance == assumed and m.retracted_at is None:
-            out.append(f"{m.regime} {m.metric}: {fmt.number(m.value, m.unit)}")
-    specs: tuple[tuple[str, HardwareSpecPublic | ModelSpecPublic | None], ...] = (
-        ("hardware spec", record.hardware), ("model spec", record.model_spec))
-    for label, spec in specs:
-        if spec is not None:
-            out += [f"{label}: {line.strip()}" for line in spec.sources.splitlines() if "assumed" in line]
-            if spec.provenance == assumed:
-                out.append(f"{label}: every figure of {spec.name}")
-    for g, result in zip(record.gates, gate_results, strict=True):
-        if g.provenance == assumed:
-            out.append(f"gate threshold {names[g.regime_id]} {condition_text(result)}")
-    return out

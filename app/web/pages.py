@@ -31,7 +31,7 @@ from app.services.measurements import (
 from app.services.plan import Plan, plan_of, record_for
 from app.views.charts import shares_chart, shares_rows
 from app.views.formatting import measured, timestamp
-from app.views.history import history_charts, history_row, history_view
+from app.views.history import history_charts, history_row, history_view, waterfall_view
 from app.views.plan import plan_view
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, user_of
 from app.web.fragments import changed_parts, plan_parts
@@ -167,7 +167,7 @@ def _regime_page(request, session, campaign: Campaign, regime_id: int):
                "what_ifs": what_ifs, "changes": changes_in(plan, regime=regime.name), "min_samples": MIN_SAMPLES,
                "charts": history_charts(plan.record, regime.name),
                "shares_chart": shares_chart(f"shares-{regime_id}", regime.name, steps, "shares-table"),
-               "shares_rows": shares_rows(steps) if view.profile else []}
+               "shares_rows": shares_rows(steps) if view.profile else [], **waterfall_view(view)}
     return render(request, "regime.html", context)
 
 

@@ -79,3 +79,17 @@ def test_the_whatif_chart_draws_each_buckets_curve_and_names_its_limit():
         assert drawn[c.bucket] == [g for s, g in c.end_to_end if s != float("inf")]
     labels = [t.text for t in svg.iter("text") if t.get("class") == "line-label"]
     assert "attention → 2.50x" in labels  # 1 / (1 - 0.6)
+
+
+def test_the_waterfall_credits_each_intervention_and_cuts_at_the_ceiling():
+    from app.views.charts import waterfall_bars, waterfall_chart
+
+    bars = waterfall_bars(10.0, [("A", 30.0, (("A1", 2.0), ("A2", 3.0))), ("B", 40.0, (("B1", 5.0),))])
+    assert [(b.label, b.start, b.end, b.kind) for b in bars] == [
+        ("baseline", 0.0, 10.0, "total"), ("A1", 10.0, 20.0, "gain"), ("A2", 20.0, 30.0, "gain"),
+        ("after A", 0.0, 30.0, "total"), ("B1", 30.0, 50.0, "gain"), ("B ceiling", 50.0, 40.0, "loss"),
+        ("after B", 0.0, 40.0, "total")]
+    svg = ET.fromstring(re.sub(r' xmlns="[^"]+"', "", str(waterfall_chart("w", "<b>", bars, "t"))))
+    drawn = [(r.get("data-label"), float(r.get("data-start")), float(r.get("data-end"))) for r in svg.iter("rect")]
+    assert drawn == [(b.label, b.start, b.end) for b in bars]
+    assert svg.find("title").text == "Where each tier's gain in <b> comes from"

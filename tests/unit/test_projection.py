@@ -143,3 +143,13 @@ def test_a_regime_without_a_profile_still_takes_whole_step_effects():
     result = project(regime, make_intervention("A2", step_effect(1.5, "batch 1"), bucket_effect("attention", 2.0)))
     assert result.after("A").tok_s == pytest.approx(15.0)
     assert any("no profile" in note for note in result.notes)
+
+
+def test_each_intervention_is_credited_with_the_gain_after_it_and_the_last_is_the_tiers():
+    regime = make_regime(shares={"attention": 0.5, "moe": 0.5})
+    result = project(regime, make_intervention("A1", bucket_effect("attention", 2.0)),
+                     make_intervention("A2", bucket_effect("moe", 2.0)))
+    after = result.after("A")
+    assert [key for key, _ in after.contributions] == ["A1", "A2"]
+    assert dict(after.contributions)["A1"] == pytest.approx(1 / 0.75)
+    assert after.contributions[-1][1] == pytest.approx(after.gain)
