@@ -65,16 +65,16 @@ def required_ratio(gate: Gate) -> float | None:
     return None if gate.relative_pct is None else 1 + gate.relative_pct / 100
 
 
-def describe(gate: Gate, number: Callable[[float], str] = "{:,.6g}".format) -> str:
-    """The gate's condition in words, numbers written by `number`: "output_tok_s >= 40", "median of the last 5
-    runs (3 needed): output_tok_s >= +30% over c1's baseline"."""
+def describe(gate: Gate, number: Callable[[float], str] = "{:,.6g}".format, name: Callable[[str], str] = str) -> str:
+    """The gate's condition in words, numbers written by `number` and the metric by `name`: "output_tok_s >= 40",
+    "median of the last 5 runs (3 needed): output_tok_s >= +30% over c1's baseline"."""
     parts = []
     if gate.threshold is not None:
         parts.append(f"{gate.comparator.value} {number(gate.threshold)}")
     if gate.relative_pct is not None:
         whose = f"{gate.reference_regime}'s" if gate.reference_regime else "the"
         parts.append(f"{gate.comparator.value} {gate.relative_pct:+,.4g}% over {whose} baseline")
-    condition = f"{gate.metric} " + " and ".join(parts)
+    condition = f"{name(gate.metric)} " + " and ".join(parts)
     if gate.aggregation is Aggregation.NEWEST:
         return condition
     return f"{gate.aggregation.value} of the last {gate.window} runs ({gate.min_samples} needed): {condition}"

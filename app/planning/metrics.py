@@ -59,3 +59,14 @@ def metric_unit(name: str) -> str:
     if name.endswith("_tok_s"):
         return "tok/s"
     return ""
+
+
+def metric_label(name: str) -> str:
+    """A metric in words: "output throughput", "P95 inter-token latency" (also for percentiles not listed)."""
+    if name in METRICS:
+        return METRICS[name].label
+    stat, _, rest = name.partition("_")
+    latencies = dict(LATENCIES)
+    if stat[:1] == "p" and stat[1:].isdigit() and rest.removesuffix("_ms") in latencies:
+        return f"P{stat[1:]} {latencies[rest.removesuffix('_ms')]}"
+    return name.replace("_", " ")

@@ -18,7 +18,6 @@ class Verdict:
 
     reaches: bool | None
     ratio: float | None
-    text: str
 
 
 @dataclass(frozen=True)
@@ -48,7 +47,6 @@ class RegimeProjection:
     steps: tuple[Step, ...]
     notes: tuple[str, ...]
     ceiling_tok_s: float | None = None
-    ceiling_verdict: str | None = None
     includes: tuple[str, ...] = ()  # what the baseline was measured with, in plan order
 
     @property
@@ -62,23 +60,9 @@ class RegimeProjection:
 def verdict(tok_s: float | None, target_tok_s: float) -> Verdict:
     """Compare a throughput (tok/s) with the target; None means nothing measured."""
     if tok_s is None:
-        return Verdict(reaches=None, ratio=None, text="no baseline measured")
+        return Verdict(reaches=None, ratio=None)
     ratio = target_tok_s / tok_s
-    if ratio <= 1:
-        return Verdict(reaches=True, ratio=ratio, text="reaches the target")
-    return Verdict(reaches=False, ratio=ratio, text=f"short by {ratio:.1f}x")
-
-
-def ceiling_verdict(target_tok_s: float, ceiling_tok_s: float | None) -> str | None:
-    """Plain words when the target lies above what the hardware can do at all."""
-    if ceiling_tok_s is None:
-        return None
-    if target_tok_s > ceiling_tok_s:
-        return (
-            f"target {target_tok_s / ceiling_tok_s:.1f}x above the hardware ceiling: "
-            "not reachable on this hardware whatever the plan"
-        )
-    return f"target within the hardware ceiling ({target_tok_s / ceiling_tok_s:.0%} of it)"
+    return Verdict(reaches=ratio <= 1, ratio=ratio)
 
 
 def amdahl_step_rel(share: float, speedup: float) -> float:
@@ -175,7 +159,6 @@ def project_regime(regime: Regime, campaign: Campaign, pick: str = "likely") -> 
         steps=tuple(steps),
         notes=tuple(notes),
         ceiling_tok_s=ceiling,
-        ceiling_verdict=ceiling_verdict(regime.target_tok_s, ceiling),
         includes=tuple(k for k in order if k in regime.includes),
     )
 

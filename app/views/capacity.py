@@ -13,7 +13,7 @@ from app.views import formatting as fmt
 
 
 def slo_text(slo: SloPublic) -> str:
-    return f"{slo.metric} {slo.comparator.value} {fmt.number(slo.threshold, metric_unit(slo.metric))}"
+    return f"{fmt.metric(slo.metric)} {slo.comparator.value} {fmt.number(slo.threshold, metric_unit(slo.metric))}"
 
 
 def point_text(check: PointCheck) -> str:
@@ -22,7 +22,7 @@ def point_text(check: PointCheck) -> str:
         return "meets every SLO"
     if check.misses:
         return "misses " + "; ".join(
-            f"{o.metric}: {fmt.number(v, metric_unit(o.metric))} (needs {o.comparator.value} "
+            f"{fmt.metric(o.metric)}: {fmt.number(v, metric_unit(o.metric))} (needs {o.comparator.value} "
             f"{fmt.number(o.threshold, metric_unit(o.metric))})" for o, v in check.misses)
     return "not known: no " + ", ".join(check.unknown)
 

@@ -159,9 +159,9 @@ def history_chart(chart_id: str, regime: str, metric: str, unit: str, runs: Sequ
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart history-chart" id="{cid}" '
              f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-labelledby="{cid}-title {cid}-desc" '
              f'data-metric="{escape(metric)}" data-scale="{"log" if scale.log else "linear"}">',
-             f'<title id="{cid}-title">{escape(metric)} of {escape(regime)} over time</title>',
-             f'<text class="chart-title" x="{LEFT}" y="11">{escape(metric)}{f" ({escape(unit)})" if unit else ""}'
-             '</text>',
+             f'<title id="{cid}-title">{escape(fmt.metric(metric))} of {escape(regime)} over time</title>',
+             f'<text class="chart-title" x="{LEFT}" y="11">{escape(fmt.metric(metric))}'
+             f'{f" ({escape(unit)})" if unit else ""}</text>',
              f'<desc id="{cid}-desc">{len(kept)} runs from {escape(fmt.date(start))} to {escape(fmt.date(end))}'
              f'{f", {len(runs) - len(kept)} retracted" if len(kept) < len(runs) else ""}; '
              f'{len(thresholds)} gate thresholds, {len(marks)} interventions landed. The table {escape(table_id)} '

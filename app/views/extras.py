@@ -77,7 +77,7 @@ def ceiling_texts(ceiling: Ceiling | None, projection: RegimeProjection) -> dict
             f"{fmt.size(ceiling.kv_bytes)} of KV cache a step, memory floor "
             f"{fmt.number(ceiling.memory_floor_ms, 'ms')}{compute}"
         ),
-        "ceiling_verdict": projection.ceiling_verdict or "",
+        "ceiling_verdict": fmt.ceiling_verdict(projection.target_tok_s, projection.ceiling_tok_s) or "",
         "target_above_ceiling": projection.target_tok_s > ceiling.ceiling_tok_s,
     }
 
@@ -89,12 +89,20 @@ HARDWARE_LABELS = (
     ("interconnect", "interconnect", ""), ("scaling_efficiency", "scaling efficiency", ""),
 )
 MODEL_LABELS = (
-    ("name", "model", ""), ("total_params_b", "total parameters", "B"), ("active_params_b", "active parameters", "B"),
+    ("name", "model", ""), ("total_params_b", "total parameters", "params"), ("active_params_b", "active parameters", "params"),
     ("layers", "MoE layers", ""), ("routed_experts", "routed experts E", ""), ("experts_per_token", "experts a token k", ""),
-    ("shared_experts", "shared experts", ""), ("dense_bytes_per_weight", "bytes a dense weight", "B"),
-    ("expert_bytes_per_weight", "bytes an expert weight", "B"), ("kv_bytes_per_token", "KV cache a token", "B"),
+    ("shared_experts", "shared experts", ""), ("dense_bytes_per_weight", "a dense weight", "bytes"),
+    ("expert_bytes_per_weight", "an expert weight", "bytes"), ("kv_bytes_per_token", "KV cache a token", "bytes"),
     ("compute_dtype", "compute data type", ""),
 )
+
+
+def _spec_value(value: float, unit: str) -> str:
+    if unit == "params":
+        return fmt.params(value)
+    if unit == "bytes":
+        return fmt.size(value)
+    return f"{fmt.plain(value)} {unit}".strip()
 
 
 def _pairs(row, labels) -> list[tuple[str, str]]:
@@ -103,7 +111,7 @@ def _pairs(row, labels) -> list[tuple[str, str]]:
         value = getattr(row, name)
         if value in (None, ""):
             continue
-        text = value if isinstance(value, str) else f"{fmt.plain(value)} {unit}".strip()
+        text = value if isinstance(value, str) else _spec_value(value, unit)
         out.append((label, text))
     return out
 

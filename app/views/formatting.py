@@ -2,23 +2,39 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
+
+from app.planning.metrics import metric_label, metric_unit
+from app.planning.projection import Verdict
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def digits(value: float) -> str:
+    """A number to 3 significant figures by magnitude, every digit of the whole part kept and thousands separated
+    (1,015; 910; 60.9; 9.27; 0.581), in powers of ten when absurdly large or small (6.62×10²⁰)."""
+    magnitude = abs(value)
+    if math.isinf(value) or math.isnan(value):
+        return "∞" if value > 0 else "−∞" if value < 0 else "—"
+    if magnitude >= 1e9 or 0 < magnitude < 1e-3:
+        mantissa, exponent = f"{value:.2e}".split("e")
+        return f"{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+    rounded = abs(float(f"{value:.3g}"))  # 99.96 is 100, not 100.0
+    if magnitude >= 100 or rounded >= 100:
+        return f"{value:,.0f}"
+    if rounded >= 10:
+        return f"{value:.1f}"
+    if rounded >= 1:
+        return f"{value:.2f}"
+    return "0" if value == 0 else f"{value:#.3g}"
 
 
 def number(value: float | None, unit: str = "") -> str:
-    """3-4 significant figures, thousands separated, with the unit; an em dash for None."""
+    """A value with its unit, 3 significant figures (digits); an em dash for None."""
     if value is None:
         return "—"
-    magnitude = abs(value)
-    if magnitude >= 1000:
-        text = f"{value:,.0f}"
-    elif magnitude >= 10:
-        text = f"{value:.1f}"
-    elif magnitude >= 1:
-        text = f"{value:.2f}"
-    else:
-        text = f"{value:.3g}"
-    return f"{text} {unit}".strip()
+    return f"{digits(value)} {unit}".strip()
 
 
 def tok_s(value: float | None) -> str:
@@ -26,15 +42,46 @@ def tok_s(value: float | None) -> str:
 
 
 def size(n_bytes: float) -> str:
-    """Bytes in GB, MB or KB, whichever reads best."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+    """Bytes with an SI prefix: 1 B, 328 KB, 9.95 GB (never a parameter count: see params)."""
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
         if abs(n_bytes) >= scale:
             return number(n_bytes / scale, unit)
-    return number(n_bytes, "B")
+    return f"{n_bytes:g} B"  # a count of bytes: 1 B, 512 B
+
+
+def params(billions: float) -> str:
+    """A parameter count as models are named, kept apart from bytes: 284B params, 13B params, 0.6B params."""
+    return f"{plain(billions)}B params"
 
 
 def factor(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}x"
+    """A speedup or a shortfall: 1.70x, 16.4x, 100x, 1,234x, 6.62×10²⁰x."""
+    return "—" if value is None else f"{digits(value)}x"
+
+
+def verdict(v: Verdict) -> str:
+    """A projection against its target in words: "short by 7.91x", "reaches the target"."""
+    if v.ratio is None:
+        return "no baseline measured"
+    return "reaches the target" if v.reaches else f"short by {factor(v.ratio)}"
+
+
+def ceiling_verdict(target_tok_s: float, ceiling_tok_s: float | None) -> str | None:
+    """Plain words when the target lies above what the hardware can do at all."""
+    if ceiling_tok_s is None:
+        return None
+    if target_tok_s > ceiling_tok_s:
+        return (f"target {factor(target_tok_s / ceiling_tok_s)} above the hardware ceiling: "
+                "not reachable on this hardware whatever the plan")
+    return f"target within the hardware ceiling ({share(target_tok_s / ceiling_tok_s)} of it)"
+
+
+def metric(name: str, unit: bool = False) -> str:
+    """A metric in words ("output throughput"), with its unit in brackets when asked ("output throughput
+    (tok/s)")."""
+    words = metric_label(name)
+    shown = metric_unit(name)
+    return f"{words} ({shown})" if unit and shown else words
 
 
 def share(value: float) -> str:
@@ -105,8 +152,8 @@ def kernel_name(name: str, limit: int = 100) -> str:
 
 
 def measured(value: float) -> str:
-    """A measured value as the benchmark tools print it: two decimals (2249.25, 89.77), more when small, and
-    in powers of ten when absurdly large (1e+308 stays readable)."""
+    """A measured value in full, as the benchmark tools print it (2249.25), for a title or an input beside the
+    value shown by `number`; in powers of ten when absurdly large (1e+308 stays readable)."""
     if abs(value) >= 1e9:
         return f"{value:.4g}"
     return f"{value:.2f}" if abs(value) >= 1 or value == 0 else f"{value:.4g}"

@@ -9,6 +9,7 @@ from markupsafe import Markup
 from app.models.measurements import MeasurementPublic
 from app.planning.metrics import metric_unit
 from app.services.records import PlanRecord
+from app.views import formatting as fmt
 from app.views.charts import Run, history_chart, waterfall_bars, waterfall_chart
 from app.views.formatting import measured, number, timestamp, tok_s
 from app.views.plan import RegimeView
@@ -29,12 +30,15 @@ class HistoryRow:
     confirmed: str
     recorded_by: str  # "by ana", or "" in single-user mode
     retracted: bool
+    metric_name: str  # output_tok_s, as the API and the importers name it
+    exact: str  # the value as stored, every digit (2249.25) where the page shows 2,249
     retraction: str  # "retracted 2026-12-01 10:00 UTC by ana: typo", or ""
 
 
 def history_row(m: MeasurementPublic) -> HistoryRow:
     retraction = f"retracted {timestamp(m.retracted_at)} by {m.retracted_by}: {m.retraction_reason}" if m.retracted_at else ""
-    return HistoryRow(id=m.id, measured_at=timestamp(m.measured_at), metric=m.metric, value=measured(m.value),
+    return HistoryRow(id=m.id, measured_at=timestamp(m.measured_at), metric=fmt.metric(m.metric), metric_name=m.metric,
+                      value=fmt.number(m.value), exact=measured(m.value),
                       unit=m.unit, provenance=m.provenance, source=m.source, note=m.note, kind=m.kind,
                       includes=", ".join(m.includes) or "none", confirmed=m.confirmed,
                       recorded_by=f"by {m.recorded_by}" if m.recorded_by else "",

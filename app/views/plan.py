@@ -242,7 +242,7 @@ def _step_view(step: Step, label: str, spread: TierDistribution | None = None) -
             f", {step.tokens_per_step:.2f} tokens" if step.tokens_per_step > 1.001 and step.step_ms is not None else ""),
         bottleneck=step.bottleneck,
         bottleneck_share_text=fmt.share(shares[step.bottleneck]),
-        verdict_text=step.verdict.text,
+        verdict_text=fmt.verdict(step.verdict),
         reaches=step.verdict.reaches,
         applied=list(step.applied),
     )
@@ -281,7 +281,7 @@ def _regime_view(regime: RegimePublic, projection: RegimeProjection, record: Pla
             else "no output_tok_s baseline yet"
         ),
         steps=steps,
-        verdict_text=final.verdict.text,
+        verdict_text=fmt.verdict(final.verdict),
         reaches=final.verdict.reaches,
         notes=list(projection.notes),
         profile=[(s.bucket, fmt.share(s.share), s.provenance) for s in shares],

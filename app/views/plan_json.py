@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from app.planning.projection import Step
 from app.planning.uncertainty import EffortDistribution, TierDistribution
 from app.services.plan import Plan
+from app.views import formatting as fmt
 from app.views.gates import GateOut, gate_out
 
 
@@ -73,7 +74,7 @@ class PlanOut(BaseModel):
 def _tier_projection(s: Step, spread: TierDistribution, effort: EffortDistribution) -> TierProjection:
     return TierProjection(
         tier=str(s.tier_key), tok_s=s.tok_s, uncapped_tok_s=s.uncapped_tok_s, capped=s.capped, gain=s.gain,
-        step_ms=s.step_ms, bottleneck=s.bottleneck, verdict=s.verdict.text, p10_tok_s=spread.p10_tok_s,
+        step_ms=s.step_ms, bottleneck=s.bottleneck, verdict=fmt.verdict(s.verdict), p10_tok_s=spread.p10_tok_s,
         p50_tok_s=spread.p50_tok_s, p90_tok_s=spread.p90_tok_s, p_target=spread.p_target,
         band_input_share=spread.input_share, tokens_per_step=s.tokens_per_step, effort_p50_days=effort.p50_days,
         effort_p90_days=effort.p90_days,
@@ -104,10 +105,10 @@ def plan_out(plan: Plan) -> PlanOut:
                 target_tok_s=projection.target_tok_s,
                 ceiling_tok_s=projection.ceiling_tok_s,
                 ceiling_bound=ceiling.bound if ceiling else None,
-                ceiling_verdict=projection.ceiling_verdict,
+                ceiling_verdict=fmt.ceiling_verdict(projection.target_tok_s, projection.ceiling_tok_s),
                 projections=[_tier_projection(s, spreads[str(s.tier_key)], efforts[str(s.tier_key)])
                              for s in projection.steps],
-                verdict=final.verdict.text,
+                verdict=fmt.verdict(final.verdict),
                 reaches_target=final.verdict.reaches,
                 notes=list(projection.notes),
             )

@@ -21,6 +21,7 @@ from app.services.import_confirm import confirm_import, imports_of, undo_import
 from app.services.imports import Preview, import_options
 from app.services.kernel_rules import RULE_FIELDS, rules_form, save_rules
 from app.services.parse_jobs import ParseLimits, ParseRequest, give_up_if_silent, submit
+from app.views import formatting as fmt
 from app.views.formatting import kernel_name, measured, timestamp
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SettingsDep, user_of
 from app.web.pages import redirect
@@ -59,14 +60,15 @@ def _page(request, session, campaign, form: Form, *, preview=None, token="", htm
 def _preview_view(preview: Preview) -> dict:
     return {
         "kind": preview.kind,
-        "files": [{"name": f.name, "format": f.format, "size": f"{f.size_bytes:,} B", "sha": f.sha256[:12],
+        "files": [{"name": f.name, "format": f.format, "size": fmt.size(f.size_bytes), "sha": f.sha256[:12],
                    "duplicate": f.duplicate_of} for f in preview.files],
-        "measurements": [{"regime": m.regime, "metric": m.metric, "value": measured(m.value), "unit": m.unit,
+        "measurements": [{"regime": m.regime, "metric": m.metric, "metric_text": fmt.metric(m.metric),
+                          "value": fmt.number(m.value), "exact": measured(m.value), "unit": m.unit,
                           "where": m.where, "at": m.measured_at[:16].replace("T", " ")} for m in preview.measurements],
         "regime": preview.regime,
-        "shares": [(b, f"{s * 100:.1f}%") for b, s in preview.shares],
+        "shares": [(b, fmt.share(s)) for b, s in preview.shares],
         "how": preview.how,
-        "kernels": [{"name": kernel_name(n), "full_name": n, "bucket": b, "time": f"{us / 1000:.3f} ms", "count": c, "share": f"{s * 100:.1f}%"}  # noqa: E501
+        "kernels": [{"name": kernel_name(n), "full_name": n, "bucket": b, "time": fmt.number(us / 1000, "ms"), "count": c, "share": fmt.share(s)}  # noqa: E501
                     for n, b, us, c, s in preview.top_kernels],
         "unmatched": [(kernel_name(n), n) for n in preview.unmatched],
         "problems": preview.problems,

@@ -29,8 +29,9 @@ from app.services.measurements import (
     retract_measurement,
 )
 from app.services.plan import Plan, plan_of, record_for
+from app.views import formatting as fmt
 from app.views.charts import shares_chart, shares_rows
-from app.views.formatting import measured, timestamp
+from app.views.formatting import timestamp
 from app.views.history import history_charts, history_row, history_view, waterfall_view
 from app.views.plan import plan_view
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, user_of
@@ -139,7 +140,8 @@ async def add_measurement(request: Request, campaign_id: int, _campaign: Campaig
         return HTMLResponse(str(parts.measure_form(before, form, "", CONFIRM)), status_code=422)
     if not htmx:
         return RedirectResponse(path_for(request.app, "plan", campaign_id=campaign_id), status_code=303)
-    saved = f"Recorded {measurement.metric} = {measured(measurement.value)} {measurement.unit} as a {measurement.kind}."
+    saved = (f"Recorded {fmt.metric(measurement.metric)} = {fmt.number(measurement.value, measurement.unit)} as a "
+             f"{measurement.kind}.")
     context = plan_context(session, campaign_id, now, saved=saved)
     context["form"].raw["regime"] = data.get("regime", "")
     context["form"].raw["metric"] = measurement.metric
@@ -182,7 +184,7 @@ def _retract_page(request, session, campaign, measurement, form: Form, htmx: boo
     record = record_for(session, campaign_id=pk(campaign))
     regime = record.regime_name(measurement.regime_id)
     row = history_row(next(m for m in record.measurements if m.id == pk(measurement)))
-    title = f"Retract {row.metric} = {row.value} {row.unit} of {regime}"
+    title = f"Retract {row.metric} = {row.exact} {row.unit} of {regime}"
     lede = (f"Measured {row.measured_at} as a {row.kind}, taken with {row.includes}; {row.source}. "
             "It stays in the history, struck through with your reason; no baseline, gate or calibration uses it.")
     if row.retracted:

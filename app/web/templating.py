@@ -11,6 +11,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2_fragments import render_block
 
 from app.planning.metrics import METRICS
+from app.views import formatting as fmt
 
 
 class Routes(Protocol):
@@ -26,6 +27,7 @@ def path_for(routes: Routes, name: str, query: dict[str, Any] | None = None, **p
 def make_templates(directory: str, routes: Routes) -> Jinja2Templates:
     templates = Jinja2Templates(directory=directory)
     templates.env.globals["metrics"] = METRICS
+    templates.env.filters["metric"] = fmt.metric  # a metric name in words, where a template shows a row's name
     # url_for gives paths, not absolute URLs: a rendered page is cached and served to any host name, and a macro
     # rendered from Python has no request to ask.
     def url_for(name: str, query: dict[str, Any] | None = None, **params: Any) -> str:

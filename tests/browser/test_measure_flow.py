@@ -4,7 +4,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-GATE = 'tr.gate:has(td:text-is("batch 1")):has(a:text-is("output_tok_s >= 40.0 tok/s"))'
+GATE = 'tr.gate:has(td:text-is("batch 1")):has(a:text-is("output throughput >= 40.0 tok/s"))'
 
 
 def fill_measurement(page, regime: str, metric: str, value: str, note: str, kind: str = "gate check") -> None:
@@ -39,7 +39,7 @@ def test_recording_a_gate_check_turns_a_gate_from_pending_to_pass(server, page, 
     # a gate check judges the gate; the baseline and the projection stay where they were
     assert baseline.inner_text() == "10.0 tok/s" and after_a.inner_text() == "60.9 tok/s"
     assert page.locator("#measure .saved").inner_text().startswith(
-        "Recorded output_tok_s = 45.00 tok/s as a gate check.")
+        "Recorded output throughput = 45.0 tok/s as a gate check.")
     assert page.locator(GATE).locator("td").nth(3).inner_text().startswith("45.0 tok/s on ")
     assert page.evaluate("window.__notReloaded") is True, "the page reloaded instead of swapping in place"
     screenshot("plan-after-measurement")
@@ -108,8 +108,8 @@ def test_importing_a_vllm_result_through_the_page(server, page, screenshot):
     page.select_option("select[name=regime]", "concurrency 16")
     page.click("#import-form button[type=submit]")
     page.locator("#import-preview").wait_for()
-    assert page.locator('td[data-metric="output_tok_s"]').inner_text() == "2249.25 tok/s"
-    assert page.locator('td[data-metric="p99_ttft_ms"]').inner_text() == "89.77 ms"
+    assert page.locator('td[data-metric="output_tok_s"]').inner_text() == "2,249 tok/s"
+    assert page.locator('td[data-metric="p99_ttft_ms"]').inner_text() == "89.8 ms"
     assert "make sure it was measured on this setup" in page.locator("#import-preview").inner_text()
     screenshot("import-preview-vllm")
     page.click("#confirm-import")
@@ -120,7 +120,7 @@ def test_importing_a_vllm_result_through_the_page(server, page, screenshot):
     # the run is dated 2025-05-30, older than the demo's baseline: it joins the history, it is not the baseline
     page.goto(f"{server}/campaigns/1/regimes/2")
     history = page.locator("table.history").inner_text()
-    assert "2249.25 tok/s" in history and "imported" in history
+    assert "2,249 tok/s" in history and "imported" in history
 
 
 def test_importing_a_trace_shows_its_decode_steps_and_the_idle_share(server, page, screenshot):
@@ -133,7 +133,7 @@ def test_importing_a_trace_shows_its_decode_steps_and_the_idle_share(server, pag
     page.fill("input[name=step_ms]", "11.44")
     page.click("#import-form button[type=submit]")
     page.locator("#import-preview").wait_for()
-    assert page.locator('td[data-bucket="host_overhead"]').inner_text() == "87.0%"
+    assert page.locator('td[data-bucket="host_overhead"]').inner_text() == "87%"
     page.click("text=Forward passes")
     assert page.locator('tr[data-role="prefill"]').count() == 1
     assert page.locator('tr[data-role="decode"]').count() == 6

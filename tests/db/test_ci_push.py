@@ -44,7 +44,7 @@ def test_a_passing_result_exits_0_and_a_retry_stores_nothing_twice(server, tmp_p
     run = vllm_run(tmp_path, "pass.json", concurrency=1, tok_s=44.1, tpot_ms=21.1, date="20261120-101500")
     first = push(server, run)
     assert first.returncode == 0, first.stderr + first.stdout
-    assert "PASS         batch 1: output_tok_s >= 40.0 tok/s" in first.stdout
+    assert "PASS         batch 1: output throughput >= 40.0 tok/s" in first.stdout
     assert "44.1 tok/s on 2026-11-20" in first.stdout and "every hard gate passes (exit 0)" in first.stdout
     again = push(server, run)
     assert again.returncode == 0 and "already stored by an earlier push: nothing new" in again.stderr
@@ -62,7 +62,7 @@ def test_a_failing_result_exits_1_with_the_evidence(server, tmp_path):
     pushed = push(server, run, extra=("--format", "markdown"))
     assert pushed.returncode == 1, pushed.stderr
     assert "### ❌ a gate fails" in pushed.stdout
-    assert "| ❌ fail | batch 1 | output_tok_s >= 40.0 tok/s | 35.0 tok/s on 2026-11-21" in pushed.stdout
+    assert "| ❌ fail | batch 1 | output throughput >= 40.0 tok/s | 35.0 tok/s on 2026-11-21" in pushed.stdout
     junit = tmp_path / "gates.xml"
     gates = tierplan("gates", "1", "--tier", "A", "--server", server, "--format", "junit", "--out", str(junit))
     assert gates.returncode == 1
@@ -84,7 +84,7 @@ def test_too_few_runs_exit_3_and_more_runs_decide(server, tmp_path):
     assert push(server, runs[1]).returncode == 3
     three = push(server, runs[2])
     assert three.returncode == 0, three.stdout
-    assert "median of the last 5 runs (3 needed): output_tok_s >= 40.0 tok/s" in three.stdout
+    assert "median of the last 5 runs (3 needed): output throughput >= 40.0 tok/s" in three.stdout
     assert "3 runs 2026-11-20 to 2026-11-22: 61.7 tok/s (90% interval 60.9 tok/s to 62.4 tok/s)" in three.stdout
 
 
@@ -92,7 +92,7 @@ def test_gates_from_the_database_and_bad_arguments(tmp_path):
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     assert tierplan("demo", url=url).returncode == 0
     pending = tierplan("gates", "1", url=url)
-    assert pending.returncode == 3 and "PENDING      batch 1: output_tok_s >= 40.0 tok/s" in pending.stdout
+    assert pending.returncode == 3 and "PENDING      batch 1: output throughput >= 40.0 tok/s" in pending.stdout
     as_json = json.loads(tierplan("gates", "1", "--format", "json", url=url).stdout)
     assert as_json["exit_code"] == 3 and [t["tier"] for t in as_json["tiers"]] == ["A", "B", "C"]
     unknown = tierplan("gates", "1", "--tier", "Z", url=url)

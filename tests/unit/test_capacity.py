@@ -33,7 +33,7 @@ def test_a_miss_below_the_capacity_is_reported():
 
 
 def _step(step_rel, gain, tok_s=None):
-    return Step("A", step_rel, gain, None, tok_s, (), "other", Verdict(None, None, ""))
+    return Step("A", step_rel, gain, None, tok_s, (), "other", Verdict(None, None))
 
 
 def test_projected_values_follow_the_gain_and_keep_ttft():

@@ -1,7 +1,7 @@
 import pytest
 
 from app.planning.model import PlanningError, Profile, Status, ThreePoint
-from app.planning.projection import amdahl_step_rel, project_regime, verdict
+from app.planning.projection import Verdict, amdahl_step_rel, project_regime, verdict
 from tests.factories import bucket_effect, make_campaign, make_intervention, make_regime, make_tier, step_effect
 
 
@@ -132,10 +132,10 @@ def test_three_point_estimates_must_be_ordered():
         ThreePoint(3.0, 2.0, 4.0)
 
 
-def test_verdict_says_plainly_how_far_short():
-    assert verdict(232.0, 1000.0).text == "short by 4.3x"
-    assert verdict(1000.0, 1000.0).text == "reaches the target"
-    assert verdict(None, 1000.0).reaches is None
+def test_verdict_says_how_far_short():
+    assert verdict(232.0, 1000.0) == Verdict(reaches=False, ratio=pytest.approx(1000.0 / 232.0))
+    assert verdict(1000.0, 1000.0).reaches is True
+    assert verdict(None, 1000.0) == Verdict(reaches=None, ratio=None)
 
 
 def test_a_regime_without_a_profile_still_takes_whole_step_effects():

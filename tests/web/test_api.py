@@ -29,7 +29,7 @@ def test_the_plan_has_each_regime_its_projections_and_every_gate(client, demo_id
     assert batch1["projections"][0]["tok_s"] == pytest.approx(10 * 4.8 * 1.7 / 1.3395, rel=1e-3)
     assert batch1["projections"][0]["bottleneck"] == "attention"
     assert batch1["includes"] == [] and batch1["step_source"].startswith("concurrency 1 over")
-    assert batch1["verdict"] == "short by 7.9x"
+    assert batch1["verdict"] == "short by 7.90x"
     assert len(plan["gates"]) == 6 and {g["status"] for g in plan["gates"]} == {"pending"}
 
 

@@ -52,7 +52,7 @@ def test_the_capacity_of_a_sweep_matches_the_hand_computation(client, demo_id, t
     measured = report["measured"]
     assert measured["concurrency"] == 16 and measured["regime"] == "concurrency 16"
     assert measured["goodput_tok_s"] == 98.0
-    assert "concurrency 32 misses p99_ttft_ms: 2,600 ms (needs <= 2,000 ms)" in measured["text"]
+    assert "concurrency 32 misses P99 time to first token: 2,600 ms (needs <= 2,000 ms)" in measured["text"]
     assert [p["meets"] for p in measured["points"]] == [True, True, True, True, True, False, False]
     page = client.get(f"/campaigns/{demo_id}")
     assert "Capacity at SLO" in page.text and "concurrency 16, 98.0 tok/s there" in page.text
@@ -68,7 +68,7 @@ def test_a_tighter_tpot_objective_moves_the_capacity_and_tiers_project_it(client
     assert set(tiers) == {"A", "B", "C"}
     # tier A's gain at concurrency 8 leaves its TPOT above 100 ms; the capacity stays 4, with more throughput
     assert tiers["A"]["concurrency"] == 4 and tiers["A"]["goodput_tok_s"] > 38.0
-    assert "concurrency 8 misses median_tpot_ms" in tiers["A"]["text"]
+    assert "concurrency 8 misses median time per output token" in tiers["A"]["text"]
     assert "TTFT taken as unchanged" in client.get(f"/campaigns/{demo_id}").text
 
 

@@ -33,7 +33,7 @@ def test_the_history_chart_draws_every_run_with_gates_and_retractions(client, de
     assert re.findall(r'class="run retracted"[^>]*data-value="([^"]+)"', svg) == ["33.0"]
     thresholds = sorted(float(v) for v in re.findall(r'class="threshold"[^>]*data-value="([^"]+)"', svg))
     assert thresholds == [40.0, 45.0]  # the gates of tiers A and B on this regime
-    assert '<title id="history-output_tok_s-title">output_tok_s of concurrency 16 over time</title>' in svg
+    assert '<title id="history-output_tok_s-title">output throughput of concurrency 16 over time</title>' in svg
 
 
 def _svg(page: str, chart_id: str) -> str:

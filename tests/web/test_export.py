@@ -89,7 +89,7 @@ def test_the_export_carries_a_mermaid_chart_of_each_regime_with_the_tables_numbe
     for regime, block in zip(plan["regimes"], blocks, strict=True):
         bars = [float(v) for v in re.search(r"bar \[([^\]]+)\]", block).group(1).split(", ")]
         tok_s = [regime["baseline_tok_s"]] + [p["tok_s"] for p in regime["projections"]]
-        assert bars == pytest.approx(tok_s, rel=2e-3)  # rounded as the tables show them
+        assert bars == pytest.approx(tok_s, rel=5e-3)  # rounded to 3 figures, as the tables show them
         shown = re.search(rf"### {regime['name']}\n.*?\| output tok/s \| ([^\n]+) \|", text, re.S).group(1)
         assert [float(c.split()[0].replace(",", "")) for c in shown.split(" | ")] == bars
         assert f'title "{regime["name"]}: projected output tok/s' in block

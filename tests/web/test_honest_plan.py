@@ -17,10 +17,10 @@ def test_the_demo_states_its_ceiling_and_says_1000_is_out_of_reach_at_batch_1(cl
     batch1, c16 = plan["regimes"]
     # 4 decode GPUs x 1,792 GB/s x 0.8; 6.6e9 dense weights at 1 B plus 43 x 6 experts x 25.2e6 at 0.53125 B
     assert batch1["ceiling_tok_s"] == pytest.approx(575.9, abs=0.1)
-    assert batch1["ceiling_verdict"].startswith("target 1.7x above the hardware ceiling: not reachable")
+    assert batch1["ceiling_verdict"].startswith("target 1.74x above the hardware ceiling: not reachable")
     assert c16["ceiling_tok_s"] == pytest.approx(1727, abs=1)
     page = client.get(f"/campaigns/{demo_id}").text
-    assert "Target 1.7x above the hardware ceiling: not reachable on this hardware whatever the plan" in page
+    assert "Target 1.74x above the hardware ceiling: not reachable on this hardware whatever the plan" in page
 
 
 def test_each_tier_step_carries_its_spread_and_probability(client, demo_id):
@@ -109,7 +109,7 @@ def test_landing_an_intervention_and_measuring_after_it_calibrates_the_plan(clie
     # predicted 4.8x at batch 1, measured 36 / 10 = 3.6x; concurrency 16 has no measurement after landing
     assert plan["calibration_bias"] == pytest.approx(0.75)
     page = client.get(f"/campaigns/{demo_id}").text
-    assert "measured / predicted 0.75x" in page
+    assert "measured / predicted 0.750x" in page
     before = plan["regimes"][0]["projections"][0]["tok_s"]
     settings = {"name": "demo", "gpu_count": "8", "seed": "20261202", "samples": "10000", "apply_calibration": "yes"}
     client.post(f"/campaigns/{demo_id}/edit", data=settings, headers=HTMX)

@@ -48,8 +48,8 @@ def test_a_vllm_result_previews_then_imports_its_figures(client, app, demo_id):
     before = counts(app)
     preview = upload(client, demo_id, "benchmark_serving_10qps.json", regime="concurrency 16")
     assert preview.status_code == 200
-    assert 'data-metric="output_tok_s">2249.25 tok/s' in preview.text
-    assert 'data-metric="p99_ttft_ms">89.77 ms' in preview.text
+    assert 'data-metric="output_tok_s" title="2249.25 tok/s">2,249 tok/s' in preview.text
+    assert 'data-metric="p99_ttft_ms" title="89.77 ms">89.8 ms' in preview.text
     assert counts(app) == before, "a preview writes nothing"
     text = html.unescape(preview.text)
     # the file is a Llama-3.2-3B run on 4x L40S: the preview says so before anything is written
@@ -75,7 +75,7 @@ def test_runs_are_matched_to_regimes_by_concurrency(client, app, demo_id):
     text = html.unescape(preview.text)
     assert "becomes the batch 1 baseline: 10.0 tok/s → 44.1 tok/s (taken with A1, A2)" in text
     assert "its mean TPOT, 21.1 ms, becomes the batch 1 step time" in text
-    assert "gate of tier A, concurrency 16 output_tok_s >= 40.0 tok/s: pending → pass" in text
+    assert "gate of tier A, concurrency 16 output throughput >= 40.0 tok/s: pending → pass" in text
     assert confirm(client, demo_id, token_of(preview.text)).status_code == 204
     plan = client.get(f"/api/campaigns/{demo_id}/plan").json()
     # dated 2026-11-20, after the demo's baselines: these are the new baselines, taken with tier A's work
@@ -128,7 +128,7 @@ def test_a_trace_becomes_the_decode_profile_with_the_idle_share(client, app, dem
     preview = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1", step_ms="11.44")
     text = re.sub(r"<[^>]+>", "", html.unescape(preview.text))
     # 6 decode steps of 11.44 ms, the prefill left out: 87% of the step is host / launch overhead
-    assert 'data-bucket="host_overhead">87.0%' in preview.text
+    assert 'data-bucket="host_overhead">87%' in preview.text
     assert "6 decode steps kept (aten::embedding at the start of each pass (7 found)); 21% of the trace's GPU " \
            "time left out (prefill and other passes)" in text
     assert "689 launch calls for 689 GPU work items" in text
@@ -146,7 +146,7 @@ def test_a_trace_becomes_the_decode_profile_with_the_idle_share(client, app, dem
 def test_the_console_block_can_be_pasted(client, app, demo_id):
     pasted = (DATA / "benchmark_serving_10qps.console.txt").read_text()
     preview = upload(client, demo_id, regime="concurrency 16", pasted=pasted)
-    assert preview.status_code == 200 and 'data-metric="output_tok_s">2249.25 tok/s' in preview.text
+    assert preview.status_code == 200 and 'data-metric="output_tok_s" title="2249.25 tok/s">2,249 tok/s' in preview.text
     assert "pasted summary block carries no date" in preview.text, "a pasted block is not dated now"
     dated = upload(client, demo_id, regime="concurrency 16", pasted=pasted, measured_at="2026-12-01T09:00")
     assert "becomes the concurrency 16 baseline: 23.0 tok/s → 2,249 tok/s" in html.unescape(dated.text)
@@ -200,7 +200,7 @@ def test_a_large_upload_is_parsed_in_the_background_with_progress(client, app, d
     assert re.search(r"\d+% of [\d,]+ bytes read", first.text)
     token = re.search(r"/import/([0-9a-f]{32})/status", first.text).group(1)
     status = wait_for_parse(client, demo_id, token)
-    assert 'data-bucket="host_overhead">87.0%' in status.text
+    assert 'data-bucket="host_overhead">87%' in status.text
     assert client.post(f"/campaigns/{demo_id}/import/{token}/confirm", headers=HTMX).status_code == 204
 
 
@@ -217,7 +217,7 @@ def test_a_bad_large_upload_reports_its_error_after_parsing(client, app, demo_id
 def test_without_a_step_time_the_regime_measured_one_is_used(client, app, demo_id):
     client.post(f"/api/campaigns/{demo_id}/measurements", json={"regime": "batch 1", "metric": "tpot_ms", "value": 11.44})
     preview = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1")
-    assert 'data-bucket="host_overhead">87.0%' in preview.text
+    assert 'data-bucket="host_overhead">87%' in preview.text
     assert "step time from the newest tpot_ms of batch 1" in preview.text
 
 

@@ -54,7 +54,7 @@ def test_a_median_gate_waits_for_its_runs_then_decides(client, demo_id):
     assert decided["criteria"][0]["relative"] and decided["criteria"][0]["threshold"] == 1.3
     assert [s["value"] for s in decided["samples"]] == [31.0, 30.2, 30.8]
     page = client.get(f"/campaigns/{demo_id}")
-    assert "median of the last 5 runs (3 needed): output_tok_s &gt;= +30% over concurrency 16&#39;s baseline" in page.text
+    assert "median of the last 5 runs (3 needed): output throughput &gt;= +30% over concurrency 16&#39;s baseline" in page.text
 
 
 def test_a_step_in_the_history_shows_on_the_regime_page_and_in_the_api(client, demo_id):

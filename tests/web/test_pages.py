@@ -54,9 +54,9 @@ def test_the_plan_page_shows_projections_computed_from_the_stored_inputs(client,
     assert page.status_code == 200
     # batch 1: 10 x 4.8 (A1) x 1.7 / 1.34 (A2: MTP with acceptance 0.7; verifying 2 tokens costs 1.34 steps by
     # the hardware model) = 60.9 after A; then attention 0.63 / 2.5 and moe 0.15 / 2: step 1 - 0.378 - 0.075 = 0.547,
-    # 60.9 / 0.547 = 111.4
-    assert "60.9 tok/s" in page.text and "111.4 tok/s" in page.text
-    assert "short by 7.9x" in page.text
+    # 60.9 / 0.547 = 111.4, shown to 3 figures as 111
+    assert "60.9 tok/s" in page.text and "111 tok/s" in page.text
+    assert "short by 7.90x" in page.text
     assert page.headers["vary"] == "HX-Request"
 
 
@@ -74,7 +74,7 @@ def test_a_history_restore_gets_the_full_page(client, demo_id):
 
 def test_a_gate_check_turns_its_gate_to_pass_and_leaves_the_projection(client, app, demo_id):
     before = client.get(f"/campaigns/{demo_id}").text
-    assert gate_status(before, "output_tok_s &gt;= 40.0 tok/s", "batch 1") == "pending"
+    assert gate_status(before, "output throughput &gt;= 40.0 tok/s", "batch 1") == "pending"
     response = client.post(
         f"/campaigns/{demo_id}/measurements",
         data={"regime": "batch 1", "metric": "output_tok_s", "value": "45", "kind": "gate check", "includes_given": "1",
@@ -85,14 +85,14 @@ def test_a_gate_check_turns_its_gate_to_pass_and_leaves_the_projection(client, a
     # the form comes back, then only the blocks the measurement moved, each swapped out of band
     assert response.text.lstrip().startswith('<section class="card" id="measure">')
     assert '<table class="gates" id="gates-1" hx-swap-oob="true">' in response.text
-    assert gate_status(response.text, "output_tok_s &gt;= 40.0 tok/s", "batch 1") == "pass"
+    assert gate_status(response.text, "output throughput &gt;= 40.0 tok/s", "batch 1") == "pass"
     assert "45.0 tok/s on 2026-12-01" in response.text
-    assert "Recorded output_tok_s = 45.00 tok/s as a gate check." in response.text
+    assert "Recorded output throughput = 45.0 tok/s as a gate check." in response.text
     assert 'class="card regime"' not in response.text, "a gate check moves no projection"
     # the baseline is still 10 tok/s: 10 x 4.8 (A1) x 1.7 / 1.34 (A2) after A
     after = client.get(f"/campaigns/{demo_id}").text
     assert projection_after_a(before) == projection_after_a(after) == "60.9 tok/s"
-    assert gate_status(after, "output_tok_s &gt;= 40.0 tok/s", "batch 1") == "pass"
+    assert gate_status(after, "output throughput &gt;= 40.0 tok/s", "batch 1") == "pass"
 
 
 def projection_after_a(page: str) -> str:
@@ -130,7 +130,7 @@ def test_a_measurement_that_misses_its_threshold_fails_the_gate(client, demo_id)
     response = client.post(f"/campaigns/{demo_id}/measurements",
                            data={"regime": "batch 1", "metric": "tpot_ms", "value": "31", "kind": "gate check"},
                            headers=HTMX)
-    assert gate_status(response.text, "tpot_ms &lt;= 25.0 ms", "batch 1") == "fail"
+    assert gate_status(response.text, "mean time per output token &lt;= 25.0 ms", "batch 1") == "fail"
 
 
 @pytest.mark.parametrize(
@@ -170,8 +170,8 @@ def test_the_regime_page_lists_its_history_newest_first(client, demo_id, clock):
     client.post(f"/campaigns/{demo_id}/measurements", data={"regime": "batch 1", "metric": "output_tok_s", "value": "12"})
     page = client.get(f"/campaigns/{demo_id}/regimes/1")
     assert page.status_code == 200
-    values = re.findall(r'<td class="num nowrap">([\d.]+) tok/s</td>', page.text)
-    assert values == ["12.00", "11.00", "10.00"]
+    values = re.findall(r'<td class="num nowrap" title="[\d.]+ tok/s">([\d.]+) tok/s</td>', page.text)
+    assert values == ["12.0", "11.0", "10.0"]
     assert "attention" in page.text and "63%" in page.text
 
 
@@ -193,7 +193,7 @@ def test_a_retracted_measurement_stays_struck_through_and_stops_being_the_baseli
     assert plan["regimes"][0]["baseline_tok_s"] == 12.5
     newest = client.get(f"/api/campaigns/{demo_id}/measurements").json()[0]
     form = client.get(f"/campaigns/{demo_id}/measurements/{newest['id']}/retract")
-    assert form.status_code == 200 and "Retract output_tok_s = 12.50 tok/s of batch 1" in form.text
+    assert form.status_code == 200 and "Retract output throughput = 12.50 tok/s of batch 1" in form.text
     missing_reason = client.post(f"/campaigns/{demo_id}/measurements/{newest['id']}/retract", data={"by": "ana"},
                                  headers=HTMX)
     assert missing_reason.status_code == 422 and 'data-field="reason"' in missing_reason.text
@@ -204,7 +204,7 @@ def test_a_retracted_measurement_stays_struck_through_and_stops_being_the_baseli
     assert measurement_count(app) == before, "a retraction deletes nothing"
     assert client.get(f"/api/campaigns/{demo_id}/plan").json()["regimes"][0]["baseline_tok_s"] == 10.0
     history = html.unescape(client.get(f"/campaigns/{demo_id}/regimes/1").text)
-    assert '<tr class="retracted"' in history and "<s>12.50 tok/s</s>" in history
+    assert '<tr class="retracted"' in history and "<s>12.5 tok/s</s>" in history
     assert "retracted 2026-12-01 13:00 UTC by ana: run on the debug build" in history
 
 
@@ -227,7 +227,7 @@ def test_a_measurement_submitted_twice_with_one_key_is_stored_once(client, app, 
     first = client.post(f"/campaigns/{demo_id}/measurements", data=data, headers=HTMX)
     again = client.post(f"/campaigns/{demo_id}/measurements", data=data, headers=HTMX)
     assert first.status_code == again.status_code == 200 and measurement_count(app) == before + 1
-    assert "Recorded output_tok_s = 12.00 tok/s" in again.text
+    assert "Recorded output throughput = 12.0 tok/s" in again.text
     other = client.post(f"/campaigns/{demo_id}/measurements", data=data | {"idempotency_key": "ffff0000ffff0000"},
                         headers=HTMX)
     assert other.status_code == 200 and measurement_count(app) == before + 2

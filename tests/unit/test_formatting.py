@@ -1,0 +1,49 @@
+"""One way to write a number: 3 significant figures by magnitude, a unit on every value, bytes apart from
+parameter counts, metrics in words, verdicts written with the same digits."""
+
+import pytest
+
+from app.planning.projection import verdict
+from app.views import formatting as fmt
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (910.0, "910"), (1015.4, "1,015"), (2249.25, "2,249"), (60.94, "60.9"), (9.274, "9.27"), (0.5812, "0.581"), (0.6, "0.600"),
+    (99.96, "100"), (9.996, "10.0"), (0.9996, "1.00"), (0.0, "0"), (-12.34, "-12.3"),
+    (6.62494686567164e20, "6.62×10²⁰"), (0.000123, "1.23×10⁻⁴"), (float("inf"), "∞"),
+])
+def test_digits_keeps_three_significant_figures_by_magnitude(value, text):
+    assert fmt.digits(value) == text
+
+
+def test_every_value_carries_its_unit_and_none_is_a_dash():
+    assert fmt.tok_s(2249.25) == "2,249 tok/s"
+    assert fmt.number(89.77, "ms") == "89.8 ms"
+    assert fmt.tok_s(None) == "—"
+
+
+def test_bytes_take_si_prefixes_and_parameter_counts_stay_apart():
+    assert fmt.size(1) == "1 B"
+    assert fmt.size(327_680) == "328 KB"
+    assert fmt.size(9.95e9) == "9.95 GB"
+    assert fmt.size(1.2e12) == "1.20 TB"
+    assert fmt.params(284) == "284B params"
+    assert fmt.params(0.6) == "0.6B params"
+
+
+def test_factors_and_verdicts_are_written_with_the_same_digits():
+    assert fmt.factor(1.7) == "1.70x"
+    assert fmt.factor(6.62494686567164e20) == "6.62×10²⁰x"
+    assert fmt.verdict(verdict(126.46, 1000.0)) == "short by 7.91x"
+    assert fmt.verdict(verdict(1000.0, 1000.0)) == "reaches the target"
+    assert fmt.verdict(verdict(None, 1000.0)) == "no baseline measured"
+    assert fmt.ceiling_verdict(1000.0, 320.0) == (
+        "target 3.12x above the hardware ceiling: not reachable on this hardware whatever the plan")
+    assert fmt.ceiling_verdict(300.0, 400.0) == "target within the hardware ceiling (75% of it)"
+    assert fmt.ceiling_verdict(300.0, None) is None
+
+
+def test_metrics_read_in_words_with_their_unit_on_request():
+    assert fmt.metric("output_tok_s") == "output throughput"
+    assert fmt.metric("p99_ttft_ms", unit=True) == "P99 time to first token (ms)"
+    assert fmt.metric("median_tpot_ms") == "median time per output token"
