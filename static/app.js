@@ -67,3 +67,17 @@ function fillIdempotencyKeys(root) {
 document.addEventListener("DOMContentLoaded", function () { fillIdempotencyKeys(document); });
 // afterSwap, not afterSettle: the key is in place in the same task that inserts the form, never a moment later.
 document.addEventListener("htmx:afterSwap", function () { fillIdempotencyKeys(document); });
+
+// Printing opens the folded sections (a closed <details> prints only its heading), and closes them again after.
+window.addEventListener("beforeprint", function () {
+  document.querySelectorAll("details.fold:not([open])").forEach(function (fold) {
+    fold.dataset.printOpened = "1";
+    fold.open = true;
+  });
+});
+window.addEventListener("afterprint", function () {
+  document.querySelectorAll("details.fold[data-print-opened]").forEach(function (fold) {
+    delete fold.dataset.printOpened;
+    fold.open = false;
+  });
+});

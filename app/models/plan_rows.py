@@ -16,7 +16,7 @@ COMPARATOR_LABELS = {">=": ">= (at least)", "<=": "<= (at most)"}
 AGGREGATION_LABELS = {"newest": "the newest run", "median": "the median of the last N runs",
                       "mean": "the mean of the last N runs"}
 SEVERITY_LABELS = {"hard": "hard: the tier needs it to pass", "warn": "warn: reported, never blocks the tier"}
-METRIC_OPTIONS = tuple((m.name, f"{m.name} ({m.unit})") for m in METRICS.values())
+METRIC_OPTIONS = tuple((m.name, f"{m.label} ({m.unit})") for m in METRICS.values())
 MAX_SAMPLES = 200_000
 
 
@@ -184,7 +184,7 @@ class GatePublic(GateCreate, Versioned):
     id: int
 
 
-SLO_METRIC_OPTIONS = tuple((m.name, f"{m.name} ({m.unit})") for m in METRICS.values()
+SLO_METRIC_OPTIONS = tuple((m.name, f"{m.label} ({m.unit})") for m in METRICS.values()
                            if m.name != "slo_concurrency")
 
 

@@ -32,6 +32,7 @@ from app.views.extras import (
     what_if_views,
 )
 from app.views.gates import condition_text, evidence_text, tier_gates_text
+from app.views.summary import NextGate, RegimeSummary, TierProgress, next_gate, regime_summary, tier_progress
 from app.views.texts import band_text, baseline_row, effect_text, includes_text, launch_text, step_text
 
 
@@ -131,6 +132,7 @@ class TierView:
     outcome: list[str]  # per regime, what the tier should buy
     effort_text: str
     effort_range_text: str = ""  # cumulative effort P50 / P90 through this tier
+    progress: TierProgress | None = None
 
 
 @dataclass
@@ -154,6 +156,8 @@ class PlanReport:
     capacity: CapacityView | None = None
     simulation_text: str = ""
     analysis: Analysis | None = None
+    summary: list[RegimeSummary] = field(default_factory=list)
+    next_gate: NextGate | None = None
 
 
 def plan_view(plan: Plan) -> PlanReport:
@@ -170,6 +174,7 @@ def plan_view(plan: Plan) -> PlanReport:
     tiers = []
     for tier in record.tiers:
         members = [interventions[i.id] for i in record.interventions if i.tier_id == tier.id]
+        tier_gates = [g for g in gate_views if g.tier_key == tier.key]
         likely_days = sum(i.effort_likely_days for i in record.interventions if i.tier_id == tier.id)
         tiers.append(
             TierView(
@@ -179,7 +184,8 @@ def plan_view(plan: Plan) -> PlanReport:
                 description=tier.description,
                 started_text=f"started {fmt.date(tier.started_at)}" if tier.started_at else "not started",
                 interventions=members,
-                gates=[g for g in gate_views if g.tier_key == tier.key],
+                gates=tier_gates,
+                progress=tier_progress(members, tier_gates),
                 gates_text=tier_gates_text(tier.key, results),
                 outcome=[_outcome(p, tier.key) for p in projections],
                 effort_text=f"{fmt.plain(likely_days)} d likely" if members else "no interventions",
@@ -214,6 +220,8 @@ def plan_view(plan: Plan) -> PlanReport:
             f"seed {analysis.simulation.seed}"
         ),
         analysis=analysis,
+        summary=[regime_summary(r) for r in regimes],
+        next_gate=next_gate(tiers),
     )
 
 

@@ -11,7 +11,9 @@ def plan_parts(parts: Any, plan: PlanReport) -> dict[str, str]:
     """Every block of the plan page that data can move, by its element id, rendered with hx-swap-oob."""
     out = {"verdicts": str(parts.verdicts(plan, oob=True))}
     out |= {f"regime-{r.id}": str(parts.regime_card(plan, r, oob=True)) for r in plan.regimes}
-    out |= {f"gates-{t.id}": str(parts.gates_table(plan, t, oob=True)) for t in plan.tiers}
+    for t in plan.tiers:
+        out[f"tier-status-{t.id}"] = str(parts.tier_status(plan, t, oob=True))
+        out[f"gates-{t.id}"] = str(parts.gates_table(plan, t, oob=True))
     out["suggested-order"] = str(parts.ordering(plan, oob=True))
     out["calibration"] = str(parts.calibration(plan, oob=True))
     out["assumptions"] = str(parts.assumptions(plan, oob=True))
