@@ -16,7 +16,8 @@ from app.views import formatting as fmt
 
 
 def condition_text(result: GateResult) -> str:
-    """"output throughput >= 40 tok/s", "median of the last 5 runs (3 needed): output_tok_s >= +30% over c1's baseline"."""
+    """"output throughput >= 40 tok/s", "median of the last 5 runs (3 needed): output throughput >= +30% over c1's
+    baseline"."""
     unit = metric_unit(result.gate.metric)
     return describe(result.gate, lambda value: fmt.number(value, unit), fmt.metric)
 

@@ -8,7 +8,7 @@ from typing import Any
 from markupsafe import Markup
 
 from app.models.plan_rows import GatePublic, InterventionPublic, RegimePublic
-from app.planning.gates import GateResult
+from app.planning.gates import GateResult, tier_validated
 from app.planning.metrics import THROUGHPUT_METRIC
 from app.planning.model import Effect
 from app.planning.projection import RegimeProjection, Step
@@ -185,7 +185,7 @@ def plan_view(plan: Plan) -> PlanReport:
                 started_text=f"started {fmt.date(tier.started_at)}" if tier.started_at else "not started",
                 interventions=members,
                 gates=tier_gates,
-                progress=tier_progress(members, tier_gates),
+                progress=tier_progress(members, tier_gates, tier_validated(tier.key, results)),
                 gates_text=tier_gates_text(tier.key, results),
                 outcome=[_outcome(p, tier.key) for p in projections],
                 effort_text=f"{fmt.plain(likely_days)} d likely" if members else "no interventions",

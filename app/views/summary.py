@@ -46,15 +46,16 @@ class TierProgress:
     gates_passing: int
     gates_total: int  # hard gates
     gates_failing: int
+    validated_tier: bool  # as the planning core decides it (planning/gates.py tier_validated)
 
     @property
     def state(self) -> str:
         """The badge: "validated", "failing", "pending" or "no gate"."""
         if not self.gates_total:
             return "no gate"
-        if self.gates_failing:
-            return "failing"
-        return "validated" if self.gates_passing == self.gates_total else "pending"
+        if self.validated_tier:
+            return "validated"
+        return "failing" if self.gates_failing else "pending"
 
     @property
     def gates_text(self) -> str:
@@ -73,7 +74,7 @@ class TierProgress:
         return round(100 * part / counted, 1) if counted else 0.0
 
 
-def tier_progress(interventions: list[InterventionView], gates: list[GateView]) -> TierProgress:
+def tier_progress(interventions: list[InterventionView], gates: list[GateView], validated: bool) -> TierProgress:
     statuses = [i.status for i in interventions]
     hard = [g for g in gates if g.severity == "hard"]
     return TierProgress(
@@ -84,6 +85,7 @@ def tier_progress(interventions: list[InterventionView], gates: list[GateView]) 
         gates_passing=sum(g.status == "pass" for g in hard),
         gates_total=len(hard),
         gates_failing=sum(g.status == "fail" for g in hard),
+        validated_tier=validated,
     )
 
 

@@ -22,16 +22,16 @@ def tier(key: str, gates: list[GateView]) -> TierView:
 
 def test_progress_counts_landed_and_validated_and_leaves_rejected_out():
     progress = tier_progress([intervention(s) for s in ("proposed", "landed", "validated", "rejected")],
-                             [gate("pass"), gate("pending"), gate("fail", severity="warn")])
+                             [gate("pass"), gate("pending"), gate("fail", severity="warn")], validated=False)
     assert progress.done_text == "2 of 3 landed, 1 validated, 1 rejected"
     assert progress.width_pct(progress.validated) == 33.3 and progress.width_pct(progress.landed) == 33.3
     assert progress.gates_text == "1 of 2 hard gates pass" and progress.state == "pending"
 
 
 def test_a_failing_hard_gate_marks_the_tier_and_all_passing_validates_it():
-    assert tier_progress([], [gate("pass"), gate("fail")]).state == "failing"
-    assert tier_progress([], [gate("pass"), gate("pass")]).state == "validated"
-    assert tier_progress([], [gate("fail", severity="warn")]).state == "no gate"
+    assert tier_progress([], [gate("pass"), gate("fail")], validated=False).state == "failing"
+    assert tier_progress([], [gate("pass"), gate("pass")], validated=True).state == "validated"
+    assert tier_progress([], [gate("fail", severity="warn")], validated=False).state == "no gate"
 
 
 def test_the_next_gate_is_the_first_open_hard_gate_of_the_first_tier_not_validated_failing_first():
