@@ -11,6 +11,7 @@ from sqlmodel import SQLModel
 
 import app.db.account_tables
 import app.db.job_tables
+import app.db.snapshot_tables
 import app.db.tables  # noqa: F401
 from app.config import get_settings
 from app.db.engine import make_engine

@@ -32,6 +32,7 @@ from app.db.tables import (
     Slo,
     Tier,
 )
+from app.db.snapshot_tables import PlanSnapshot
 
 FORMAT = "tierplan-campaign"
 FORMAT_VERSION = 1
@@ -54,6 +55,7 @@ TABLES: tuple[tuple[type[SQLModel], str], ...] = (
     (ProfileShare, "profile_id"),
     (KernelRule, "campaign_id"),
     (Slo, "campaign_id"),
+    (PlanSnapshot, "campaign_id"),
 )
 
 

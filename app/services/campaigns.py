@@ -14,6 +14,7 @@ from app.models.fields import form_fields, parse_form
 from app.models.plan_rows import CampaignCreate
 from app.services.errors import NotFound
 from app.services.forms import idempotency_key
+from app.services.snapshots import keep_snapshot
 
 CAMPAIGN_FIELDS = form_fields(CampaignCreate)
 
@@ -49,6 +50,7 @@ def store_campaign(session: Session, values: CampaignCreate, *, now: datetime, k
     session.flush()
     if key and done is None:
         session.add(Submission(key=key, kind="campaign", result_id=pk(campaign), created_at=now))
+    keep_snapshot(session, pk(campaign), "created campaign", now=now)
     session.commit()
     session.refresh(campaign)
     return campaign

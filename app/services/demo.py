@@ -29,6 +29,7 @@ from app.db.tables import (
     pk,
 )
 from app.services.presets import GPU_PRESETS, MODEL_PRESETS
+from app.services.snapshots import keep_snapshot
 
 B1, C16 = "batch 1", "concurrency 16"
 BASELINE_AT = datetime(2026, 11, 2, 12, 0, tzinfo=UTC)
@@ -222,6 +223,7 @@ def load_demo(session: Session, *, now: datetime) -> Campaign:
             tier_id=pk(tiers[tier_key]), regime_id=pk(regimes[regime_name]), metric=metric,
             comparator=comparator, threshold=threshold, provenance=provenance,
         ))
+    keep_snapshot(session, pk(campaign), "loaded the demo campaign (DOMAIN.md's reference campaign)", now=now)
     session.commit()
     session.refresh(campaign)
     return campaign

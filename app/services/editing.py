@@ -26,6 +26,7 @@ from app.planning.model import Comparator, PlanningError, Severity, Status, Thre
 from app.planning.stats import Aggregation
 from app.services.errors import FormInvalid, NotFound, Stale
 from app.services.forms import Field, Form, idempotency_key, version_of
+from app.services.snapshots import keep_snapshot
 from app.views.formatting import datetime_input, input_number
 
 Apply = Callable[[Session, int, Any, dict[str, Any], datetime], tuple[Any, dict[str, str]]]
@@ -109,9 +110,11 @@ def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: B
         raise FormInvalid(errors)
     session.add(stored)
     session.flush()
-    log_change(session, campaign_id or stored.id, editor, stored, "created" if row is None else "updated", now, by)
+    line = log_change(session, campaign_id or stored.id, editor, stored, "created" if row is None else "updated", now,
+                      by)
     if row is None and key:
         session.add(Submission(key=key, kind=editor.kind[:20], result_id=stored.id, created_at=now))
+    keep_snapshot(session, campaign_id or stored.id, line, now=now, by=by)
     session.commit()
     session.refresh(stored)
     return stored
@@ -131,18 +134,20 @@ def _created_with(session: Session, editor: Editor, campaign_id: int, key: str) 
 
 
 def log_change(session: Session, campaign_id: int, editor: Editor, row: Any, action: str, now: datetime,
-               by: str) -> None:
-    """Note the edit in the campaign's change log, in the edit's own transaction."""
+               by: str) -> str:
+    """Note the edit in the campaign's change log, in the edit's own transaction; returns its line."""
     name = getattr(row, "key", None) or getattr(row, "name", None) or f"#{row.id}"
-    note_change(session, campaign_id, editor.kind, row.id, action, f"{editor.noun} {name}", now, by)
+    return note_change(session, campaign_id, editor.kind, row.id, action, f"{editor.noun} {name}", now, by)
 
 
 def note_change(session: Session, campaign_id: int, kind: str, row_id: int, action: str, label: str,
-                now: datetime, by: str) -> None:
+                now: datetime, by: str) -> str:
     """One line of the campaign's change log (any saved edit: editors, specs, profiles, kernel rules), added to
-    the edit's own transaction."""
+    the edit's own transaction; returns it in words ("updated intervention A1"), the cause of the plan's
+    snapshot."""
     session.add(ChangeLog(campaign_id=campaign_id, at=now, by=by, kind=kind[:20], row_id=row_id, action=action,
                           label=label[:200]))
+    return f"{action} {label}"
 
 
 def claim(session: Session, table: Any, row: Any, noun: str, seen_version: int | None) -> None:
@@ -161,9 +166,12 @@ def delete(session: Session, editor: Editor, campaign_id: int, row_id: int, *, n
     if not editor.deletable:
         raise NotFound(f"{editor.noun} rows cannot be deleted")
     row = load_row(session, editor, campaign_id, row_id)
+    line = ""
     if editor is not CAMPAIGN_EDITOR and now is not None:  # a deleted campaign takes its log with it
-        log_change(session, campaign_id, editor, row, "deleted", now, by)
+        line = log_change(session, campaign_id, editor, row, "deleted", now, by)
     session.delete(row)
+    if line and now is not None:
+        keep_snapshot(session, campaign_id, line, now=now, by=by)
     session.commit()
 
 

@@ -26,6 +26,7 @@ from app.planning.model import SHARE_TOLERANCE, PlanningError, Provenance
 from app.services.editing import Editor, _set, note_change
 from app.services.errors import FormInvalid, Stale
 from app.services.forms import version_of
+from app.services.snapshots import keep_snapshot
 from app.views.formatting import input_number
 
 PROVENANCES = {p.value for p in Provenance}
@@ -190,6 +191,8 @@ def store_profile(session: Session, regime: Regime, values: ProfileCreate, *, no
     session.flush()
     for bucket, share, provenance in shares:
         session.add(ProfileShare(profile_id=pk(profile), bucket=bucket, share=share, provenance=provenance))
-    note_change(session, regime.campaign_id, "profiles", pk(profile), "created", f"profile of {regime.name}", now, by)
+    line = note_change(session, regime.campaign_id, "profiles", pk(profile), "created", f"profile of {regime.name}",
+                       now, by)
+    keep_snapshot(session, regime.campaign_id, line, now=now, by=by)
     session.commit()
     return profile

@@ -20,6 +20,7 @@ from app.services.editing import claim, note_change
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import version_of
 from app.services.presets import GPU_PRESETS, MODEL_PRESETS
+from app.services.snapshots import keep_snapshot
 from app.views.formatting import input_number
 
 HARDWARE_FIELDS = form_fields(HardwareSpecCreate)
@@ -90,7 +91,8 @@ def store_spec(session: Session, which: str, campaign_id: int, spec: BaseModel, 
         raise FormInvalid({exc.field or "name": str(exc)}) from None
     session.add(row)
     session.flush()
-    note_change(session, campaign_id, "specs", row.id, action, f"{which} spec {row.name}", now, by)
+    line = note_change(session, campaign_id, "specs", row.id, action, f"{which} spec {row.name}", now, by)
+    keep_snapshot(session, campaign_id, line, now=now, by=by)
     session.commit()
     session.refresh(row)
     return row
@@ -101,6 +103,7 @@ def delete_spec(session: Session, which: str, campaign_id: int, *, now: datetime
     row = spec_row(session, which, campaign_id)
     if row is None:
         raise NotFound(f"campaign {campaign_id} has no {which} spec")
-    note_change(session, campaign_id, "specs", row.id, "deleted", f"{which} spec {row.name}", now, by)
+    line = note_change(session, campaign_id, "specs", row.id, "deleted", f"{which} spec {row.name}", now, by)
     session.delete(row)
+    keep_snapshot(session, campaign_id, line, now=now, by=by)
     session.commit()

@@ -14,6 +14,7 @@ from app.planning import model as core
 from app.services.errors import FormInvalid, NotFound
 from app.services.imports import INSERT_CHUNK, Preview, mark_duplicates, reading_of
 from app.services.measurements import load_rows, problems_of
+from app.services.snapshots import keep_snapshot
 
 
 def batch_imported(session: Session, campaign_id: int, batch: str) -> bool:
@@ -70,6 +71,8 @@ def confirm_import(
             _write_profile(session, preview, records[0], regimes, now)
         if job_token:
             jobs.mark_imported(session.connection(), token=job_token)
+        keep_snapshot(session, campaign_id, f"imported {', '.join(f.name for f in preview.files)}: {_summary(preview)}",
+                      now=now, by=by)
         session.commit()
     except Exception:
         session.rollback()
@@ -143,13 +146,15 @@ def _summary(preview: Preview) -> str:
     return f"profile of {preview.regime}: " + ", ".join(f"{b} {s * 100:.0f}%" for b, s in preview.shares[:4])
 
 
-def undo_import(session: Session, campaign_id: int, batch: str) -> int:
+def undo_import(session: Session, campaign_id: int, batch: str, *, now: datetime, by: str = "") -> int:
     """Delete every file of an import batch and all it wrote (cascade); returns the files removed."""
     records = links.imports_of_batch(session, campaign_id=campaign_id, batch=batch)
     if not records:
         raise NotFound(f"no import {batch!r} in campaign {campaign_id}")
+    names = ", ".join(r.file_name for r in records)
     for record in records:
         session.delete(record)
+    keep_snapshot(session, campaign_id, f"import of {names} undone", now=now, by=by)
     session.commit()
     return len(records)
 

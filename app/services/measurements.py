@@ -22,6 +22,7 @@ from app.services.analysis import core_campaign
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Field
 from app.services.records import measurement_public
+from app.services.snapshots import keep_snapshot, measurement_cause
 
 MEASUREMENT_FIELDS = form_fields(MeasurementCreate)
 CONFIRM = next(f for f in MEASUREMENT_FIELDS if f.name == "confirm")
@@ -155,6 +156,8 @@ def record_measurement(
     session.add_all(MeasurementInclude(measurement_id=pk(measurement), intervention_id=by_key[k]) for k in includes)
     if idempotency_key:
         session.add(Submission(key=idempotency_key, kind="measurement", result_id=pk(measurement), created_at=now))
+    keep_snapshot(session, campaign_id, measurement_cause(values.metric, values.value, measurement.unit, values.regime,
+                                                          values.kind.value), now=now, by=by)
     try:
         session.commit()
     except IntegrityError:  # the same key committed by a request running alongside: that one's is the answer
@@ -191,6 +194,9 @@ def retract_measurement(
     measurement.retracted_at, measurement.retracted_by = now, values.by
     measurement.retraction_reason = values.reason
     session.add(measurement)
+    regime = next(r.name for r in repo.regimes_of(session, campaign_id=campaign_id) if r.id == measurement.regime_id)
+    cause = measurement_cause(measurement.metric, measurement.value, measurement.unit, regime, measurement.kind)
+    keep_snapshot(session, campaign_id, f"retracted: {cause.removeprefix('measured ')}", now=now, by=values.by)
     session.commit()
     session.refresh(measurement)
     return measurement

@@ -129,7 +129,8 @@ def list_imports(campaign_id: int, _campaign: CampaignDep, session: SessionDep):
 
 
 @router.delete("/campaigns/{campaign_id:id}/imports/{batch}", status_code=204)
-def delete_import(campaign_id: int, _campaign: CampaignDep, batch: str, session: SessionDep):
+def delete_import(request: Request, campaign_id: int, _campaign: CampaignDep, batch: str, session: SessionDep,
+                  now: NowDep):
     """Undo an import: its files and everything they wrote."""
-    undo_import(session, campaign_id, batch)
+    undo_import(session, campaign_id, batch, now=now, by=user_of(request))
     return Response(status_code=204)

@@ -233,8 +233,8 @@ def cancel(request: Request, campaign_id: int, token: str, session: SessionDep, 
 
 
 @router.post("/campaigns/{campaign_id:id}/imports/{batch}/undo", name="undo_import")
-def undo(request: Request, campaign_id: int, batch: str, session: SessionDep, htmx: IsHtmx):
-    undo_import(session, campaign_id, batch)
+def undo(request: Request, campaign_id: int, batch: str, session: SessionDep, htmx: IsHtmx, now: NowDep):
+    undo_import(session, campaign_id, batch, now=now, by=user_of(request))
     return redirect(path_for(request.app, "import", campaign_id=campaign_id), htmx)
 
 

@@ -7,6 +7,7 @@ from sqlmodel import SQLModel
 
 import app.db.account_tables  # registers the tables on SQLModel.metadata, as migrations/env.py does
 import app.db.job_tables
+import app.db.snapshot_tables
 import app.db.tables  # noqa: F401
 from app.db.engine import make_engine
 from app.db.migrate import alembic_config

@@ -90,8 +90,8 @@ def test_an_import_commits_as_one_and_undoes_as_one(db):
     after = counts()
     assert after[0] > before[0] and after[1] == before[1] + len(trace.shares) and after[2] == before[2] + 2
     assert plan_view(plan_of(db, campaign_id=campaign.id)).regimes[0].profile[0][0] == "host_overhead"
-    undo_import(db, campaign.id, "a" * 32)
-    undo_import(db, campaign.id, "b" * 32)
+    undo_import(db, campaign.id, "a" * 32, now=NOW)
+    undo_import(db, campaign.id, "b" * 32, now=NOW)
     db.expire_all()
     assert counts() == before
     assert plan_view(plan_of(db, campaign_id=campaign.id)).regimes[0].profile[0][0] == "attention"

@@ -44,7 +44,8 @@ def test_the_api_plan_reads_each_table_once(client, app, demo_id):
 def test_a_measurement_post_reads_the_campaign_before_and_after_its_write_and_no_more(client, app, demo_id):
     data = {"regime": "batch 1", "metric": "output_tok_s", "value": "45", "kind": "gate check", "includes_given": "1"}
     total, reads = counted(app, lambda: client.post(f"/campaigns/{demo_id}/measurements", data=data, headers=HTMX))
-    # the campaign once; its other tables before the write (the checks, the blocks as they were) and after it (the
-    # blocks it moved); the measurement once more, as stored; and whether any user exists (a change needs a login then)
-    assert total == 33 and reads["user_account"] == 1
-    assert {t: reads[t] for t in TABLES} == {**dict.fromkeys(TABLES, 2), "campaign": 1, "measurement": 3}, reads
+    # the campaign once; its other tables before the write (the checks, the blocks as they were), in the write's
+    # transaction (the plan's snapshot) and after it (the blocks it moved); the measurement once more, as stored;
+    # and whether any user exists (a change needs a login then)
+    assert total == 49 and reads["user_account"] == 1
+    assert {t: reads[t] for t in TABLES} == {**dict.fromkeys(TABLES, 3), "campaign": 1, "measurement": 4}, reads

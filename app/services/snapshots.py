@@ -1,0 +1,136 @@
+"""The plan's own history: after every change that can move a projection (a measurement, an import, an edit),
+the plan's figures are kept, in the change's own transaction, with what the change was.
+
+A snapshot holds, per regime, the baseline, target and ceiling, and each tier's projected throughput with its
+P10-P50-P90 band and its chance of meeting the target, rounded to 4 significant figures so that a change that
+moves nothing reads as moving nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from datetime import datetime
+
+from sqlmodel import Session
+
+from app.db import repo, snapshots
+from app.db.snapshot_tables import PlanSnapshot
+from app.planning.metrics import metric_label
+from app.services.analysis import Analysis, analyse
+from app.services.errors import NotFound
+
+FIGURES = 4  # significant figures kept
+
+
+@dataclass(frozen=True)
+class TierFigures:
+    tier: str
+    tok_s: float | None  # the projection from the likely estimates
+    p10_tok_s: float | None
+    p50_tok_s: float | None
+    p90_tok_s: float | None
+    p_target: float | None  # 0..1
+
+
+@dataclass(frozen=True)
+class RegimeFigures:
+    regime: str
+    baseline_tok_s: float | None
+    target_tok_s: float
+    ceiling_tok_s: float | None
+    tiers: tuple[TierFigures, ...]
+
+    @property
+    def final(self) -> TierFigures | None:
+        """After the last tier (None: the plan has no tier)."""
+        return self.tiers[-1] if self.tiers else None
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    id: int | None  # None: the plan as it stands now, not stored
+    taken_at: datetime
+    by: str
+    cause: str
+    regimes: tuple[RegimeFigures, ...]
+
+    def of(self, regime: str) -> RegimeFigures | None:
+        return next((r for r in self.regimes if r.regime == regime), None)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else float(f"{value:.{FIGURES}g}")
+
+
+def figures_of(analysis: Analysis) -> tuple[RegimeFigures, ...]:
+    """The figures a snapshot keeps of an analysed plan."""
+    regimes = []
+    for projection in analysis.projections:
+        bands = {d.tier_key: d for d in analysis.simulation.of(projection.regime)}
+        tiers = []
+        for step in projection.steps:
+            band = bands.get(step.tier_key or "")
+            tiers.append(TierFigures(
+                tier=step.tier_key or "", tok_s=_round(step.tok_s),
+                p10_tok_s=_round(band.p10_tok_s) if band else None, p50_tok_s=_round(band.p50_tok_s) if band else None,
+                p90_tok_s=_round(band.p90_tok_s) if band else None, p_target=_round(band.p_target) if band else None,
+            ))
+        regimes.append(RegimeFigures(
+            regime=projection.regime, baseline_tok_s=_round(projection.baseline.tok_s),
+            target_tok_s=projection.target_tok_s, ceiling_tok_s=_round(projection.ceiling_tok_s), tiers=tuple(tiers),
+        ))
+    return tuple(regimes)
+
+
+def _encode(regimes: tuple[RegimeFigures, ...]) -> str:
+    return json.dumps([asdict(r) for r in regimes], separators=(",", ":"), sort_keys=True)
+
+
+def _decode(text: str) -> tuple[RegimeFigures, ...]:
+    return tuple(RegimeFigures(**{**r, "tiers": tuple(TierFigures(**t) for t in r["tiers"])})
+                 for r in json.loads(text))
+
+
+def _snapshot(row: PlanSnapshot) -> Snapshot:
+    return Snapshot(id=row.id, taken_at=row.taken_at, by=row.by, cause=row.cause, regimes=_decode(row.figures))
+
+
+def keep_snapshot(session: Session, campaign_id: int, cause: str, *, now: datetime, by: str = "") -> None:
+    """Add the plan's figures as they stand in this transaction (after a flush) to its history; the caller
+    commits. Every change is kept, the ones that move nothing too: the history says they moved nothing."""
+    session.flush()
+    rows = repo.load_campaign(session, campaign_id=campaign_id)
+    if rows is None:
+        return
+    snapshots.add_snapshot(session, campaign_id=campaign_id, taken_at=now, by=by, cause=cause,
+                           figures=_encode(figures_of(analyse(rows))))
+
+
+def measurement_cause(metric: str, value: float, unit: str, regime: str, kind: str = "baseline") -> str:
+    """"measured output throughput = 512 tok/s of batch 1 (baseline)": a measurement's line in the history."""
+    return f"measured {metric_label(metric)} = {value:g} {unit} of {regime} ({kind})".replace("  ", " ")
+
+
+def history_of(session: Session, campaign_id: int, *, since: datetime | None = None) -> list[Snapshot]:
+    """The campaign's snapshots, oldest first (from `since` on)."""
+    return [_snapshot(s) for s in snapshots.snapshots_of(session, campaign_id=campaign_id, since=since)]
+
+
+def snapshot_before(session: Session, campaign_id: int, at: datetime) -> Snapshot | None:
+    """The plan as it stood just before `at` (None: no snapshot that old)."""
+    row = snapshots.newest_snapshot(session, campaign_id=campaign_id, before=at)
+    return None if row is None else _snapshot(row)
+
+
+def snapshot_of(session: Session, campaign_id: int, snapshot_id: int) -> Snapshot:
+    """One stored snapshot; NotFound if the campaign has no such snapshot."""
+    row = snapshots.snapshot_in(session, campaign_id=campaign_id, snapshot_id=snapshot_id)
+    if row is None:
+        raise NotFound(f"no snapshot {snapshot_id} in campaign {campaign_id}")
+    return _snapshot(row)
+
+
+def current(analysis: Analysis, now: datetime) -> Snapshot:
+    """The plan as it stands, as a snapshot not stored."""
+    return Snapshot(id=None, taken_at=now, by="", cause="now", regimes=figures_of(analysis))
