@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlmodel import Session, SQLModel, col, select
 
+from app.db.snapshot_tables import PlanSnapshot
 from app.db.tables import (
     Campaign,
     Effect,
@@ -32,7 +33,6 @@ from app.db.tables import (
     Slo,
     Tier,
 )
-from app.db.snapshot_tables import PlanSnapshot
 
 FORMAT = "tierplan-campaign"
 FORMAT_VERSION = 1
