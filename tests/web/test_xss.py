@@ -30,7 +30,8 @@ def test_hostile_text_in_every_field_is_escaped_everywhere_it_shows(client, demo
     pages = ["/", f"/campaigns/{demo_id}", f"/campaigns/{demo_id}/regimes/1", f"/campaigns/{demo_id}/edit",
              f"/campaigns/{demo_id}/regimes/1/edit", f"/campaigns/{demo_id}/tiers/1/edit",
              f"/campaigns/{demo_id}/interventions/1/edit", f"/campaigns/{demo_id}/effects/1/edit",
-             f"/campaigns/{demo_id}/gates/1/edit", f"/campaigns/{demo_id}/measurements/{measured.json()['id']}/retract"]
+             f"/campaigns/{demo_id}/gates/1/edit", f"/campaigns/{demo_id}/measurements/{measured.json()['id']}/retract",
+             f"/campaigns/{demo_id}/history", f"/campaigns/{demo_id}/compare?other=snapshot-1", f"/campaigns/{demo_id}/changes"]
     for path in pages:
         page = client.get(path)
         assert page.status_code == 200, path
