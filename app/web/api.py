@@ -11,10 +11,12 @@ from app.models.measurements import MeasurementCreate, MeasurementPublic, Retrac
 from app.models.plan_rows import CampaignPublic, SloPublic
 from app.planning.regressions import MIN_SAMPLES
 from app.services import campaigns as campaign_service
+from app.services import snapshots
 from app.services.forms import idempotency_key
 from app.services.gates import gates_of, regressions_of
 from app.services.measurements import measurement_out, record_measurement, retract_measurement
 from app.services.plan import plan_of, record_for
+from app.services.snapshots import Snapshot
 from app.views.capacity import CapacityOut, capacity_out
 from app.views.gates import TierGatesOut
 from app.views.plan_json import PlanOut, plan_out
@@ -118,6 +120,14 @@ def retract(campaign_id: int, _campaign: CampaignDep,
     """Retract a measurement with a reason: it stays in the history and no baseline, gate or calibration uses it."""
     measurement = retract_measurement(session, campaign_id, measurement_id, body, now=now)
     return _public(session, campaign_id, measurement)
+
+
+@router.get("/campaigns/{campaign_id:id}/snapshots", response_model=list[Snapshot], tags=["plan"])
+def list_snapshots(campaign_id: int, _campaign: CampaignDep, session: SessionDep):
+    """The plan's history, oldest first: after each measurement, import and edit, what it was (`cause`) and the
+    figures it left (per regime baseline, target, ceiling, and each tier's projection with P10-P50-P90 and
+    P(target), to 4 significant figures)."""
+    return snapshots.history_of(session, campaign_id)
 
 
 @router.get("/campaigns/{campaign_id:id}/measurements", response_model=list[MeasurementPublic], tags=["measurements"])

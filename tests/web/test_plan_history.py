@@ -100,3 +100,14 @@ def test_two_snapshots_and_two_campaigns_side_by_side(client, app, demo_id, cloc
     refused = client.get(f"/campaigns/{demo_id}/compare?other=nothing")
     assert refused.status_code == 422 and "neither a campaign nor a snapshot" in refused.text
     assert client.get(f"/campaigns/{demo_id}/compare?other=snapshot-999").status_code == 404
+
+
+def test_the_api_gives_the_history_as_stored(client, app, demo_id, clock):
+    clock.advance(days=1)
+    measure(client, demo_id, 12.5)
+    history = client.get(f"/api/campaigns/{demo_id}/snapshots").json()
+    assert [s["cause"] for s in history][1] == "measured output throughput = 12.5 tok/s of batch 1 (baseline)"
+    batch1 = next(r for r in history[-1]["regimes"] if r["regime"] == "batch 1")
+    assert batch1["baseline_tok_s"] == 12.5 and [t["tier"] for t in batch1["tiers"]] == ["A", "B", "C"]
+    assert abs(batch1["tiers"][-1]["p50_tok_s"] - final_p50(client, demo_id)) <= 1e-3 * batch1["tiers"][-1]["p50_tok_s"]
+    assert client.get("/api/campaigns/999/snapshots").status_code == 404
