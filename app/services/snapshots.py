@@ -9,6 +9,7 @@ moves nothing reads as moving nothing.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import asdict, dataclass
 from datetime import datetime
 
@@ -17,10 +18,12 @@ from sqlmodel import Session
 from app.db import repo, snapshots
 from app.db.snapshot_tables import PlanSnapshot
 from app.planning.metrics import metric_label
+from app.planning.model import PlanningError
 from app.services.analysis import Analysis, analyse
 from app.services.errors import NotFound
 
 FIGURES = 4  # significant figures kept
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -103,8 +106,13 @@ def keep_snapshot(session: Session, campaign_id: int, cause: str, *, now: dateti
     rows = repo.load_campaign(session, campaign_id=campaign_id)
     if rows is None:
         return
+    try:
+        figures = figures_of(analyse(rows))
+    except (PlanningError, ArithmeticError) as exc:  # the change is kept; only its figures cannot be
+        log.warning("no snapshot of campaign %s after %r: %s", campaign_id, cause, exc)
+        return
     snapshots.add_snapshot(session, campaign_id=campaign_id, taken_at=now, by=by, cause=cause,
-                           figures=_encode(figures_of(analyse(rows))))
+                           figures=_encode(figures))
 
 
 def measurement_cause(metric: str, value: float, unit: str, regime: str, kind: str = "baseline") -> str:
