@@ -33,7 +33,8 @@ def test_reads_from_anywhere_still_answer():
     assert not cross_site("GET", {b"sec-fetch-site": b"cross-site"})
 
 
-@pytest.mark.parametrize("path", ["/", "/campaigns/1", "/campaigns/1/history", "/api/campaigns", "/healthz", "/static/app.css", "/nowhere"])
+@pytest.mark.parametrize("path", ["/", "/campaigns/1", "/campaigns/1/history", "/api/campaigns", "/healthz",
+                                  "/static/app.css", "/nowhere"])
 def test_every_response_carries_the_security_headers(client, demo_id, path):
     response = client.get(path)
     csp = response.headers["content-security-policy"]
