@@ -11,8 +11,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from app.planning.model import Effect, EffectKind, SpecDecode, ThreePoint, need
-from app.planning.step import HOST_BUCKET, StepState, Value, maximum
+from app.planning.model import Effect, EffectKind, Profile, SpecDecode, ThreePoint, need
+from app.planning.step import HOST_BUCKET, StepState, Value, maximum, start_state
 
 
 @dataclass(frozen=True)
@@ -135,15 +135,25 @@ def change_step(effect: Effect, draw: EffectDraw, state: StepState, regime: Regi
     return _change_launches(state, draw.launches)
 
 
+def has_bucket(state: StepState, bucket: str) -> bool:
+    """Whether a bucket effect can act on this step: a share of the profile, or the host side of its launch model."""
+    return bucket in state.buckets or (bucket == HOST_BUCKET and state.launch is not None)
+
+
+def missing_bucket(profile: Profile | None, bucket: str) -> bool:
+    """Whether an effect on `bucket` finds nothing to act on in a regime with this profile (None: no profile)."""
+    return not has_bucket(start_state(profile), bucket)
+
+
 def _speed_up_bucket(state: StepState, bucket: str, speedup: Value) -> str | None:
+    if not has_bucket(state, bucket):
+        return f"the profile has no {bucket!r} bucket"
     if bucket in state.buckets:
         state.buckets[bucket] = state.buckets[bucket] / speedup
-        return None
-    if bucket == HOST_BUCKET and state.launch is not None:
-        state.launch.host_cost = state.launch.host_cost / speedup  # host time made faster: the host side only
+    elif state.launch is not None:  # host time made faster: the host side only
+        state.launch.host_cost = state.launch.host_cost / speedup
         state.launch.host_fixed = state.launch.host_fixed / speedup
-        return None
-    return f"the profile has no {bucket!r} bucket"
+    return None
 
 
 def _scale_all(state: StepState, factor: Value) -> None:
@@ -163,16 +173,16 @@ def _save_time(state: StepState, bucket: str | None, saved_ms: Value, step_ms: f
         step = state.step()
         _scale_all(state, _ratio(maximum(step - saved, 0.0), step))
         return None
+    if not has_bucket(state, bucket):
+        return f"the profile has no {bucket!r} bucket"
     if bucket in state.buckets:
         state.buckets[bucket] = maximum(state.buckets[bucket] - saved, 0.0)
-        return None
-    if bucket == HOST_BUCKET and state.launch is not None:
+    elif state.launch is not None:
         host = state.launch.host()
         factor = _ratio(maximum(host - saved, 0.0), host)
         state.launch.host_cost = state.launch.host_cost * factor
         state.launch.host_fixed = state.launch.host_fixed * factor
-        return None
-    return f"the profile has no {bucket!r} bucket"
+    return None
 
 
 def _ratio(top: Value, bottom: Value) -> Value:

@@ -44,6 +44,7 @@ class Editor:
     campaign_of: Callable[[Session, Any], int]
     options: Callable[[Session, int], Options] = lambda session, campaign_id: {}
     current: Callable[[Session, Any], dict[str, Any]] = lambda session, row: {}  # values beyond the row's columns
+    warnings: Callable[[Session, int, Any], dict[str, str]] = lambda session, campaign_id, row: {}  # of a saved row
     deletable: bool = True
 
     def fields(self, session: Session, campaign_id: int) -> tuple[Field, ...]:
@@ -185,7 +186,8 @@ def form_of(session: Session, editor: Editor, campaign_id: int, row: Any = None,
         values = {name: info.get_default(call_default_factory=True) for name, info in editor.create.model_fields.items()
                   if not info.is_required()} | dict(defaults or {})
     return Form(fields, raw={f.name: input_text(values.get(f.name)) for f in fields},
-                version=row.version if row is not None else None)
+                version=row.version if row is not None else None,
+                warnings=editor.warnings(session, campaign_id, row) if row is not None else {})
 
 
 def input_text(value: Any) -> Any:

@@ -10,7 +10,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.db import links, repo
-from app.db.mappers import to_core_effect
+from app.db.mappers import to_core, to_core_effect
 from app.db.tables import Effect, Intervention, Profile, ProfileShare, Regime, pk
 from app.models.effects import (
     KIND_INPUTS,
@@ -22,6 +22,7 @@ from app.models.effects import (
     ProfileCreate,
 )
 from app.models.fields import Options, form_fields, parse_form
+from app.planning.effects import missing_bucket
 from app.planning.model import SHARE_TOLERANCE, PlanningError, Provenance
 from app.services.editing import Editor, _set, note_change
 from app.services.errors import FormInvalid, Stale
@@ -102,9 +103,33 @@ def _campaign_of_effect(session: Session, effect: Effect) -> int:
     return intervention.campaign_id if intervention is not None else -1
 
 
+def _effect_warnings(session: Session, campaign_id: int, effect: Effect) -> dict[str, str]:
+    """A bucket effect that no profile of its regimes has a share for applies nowhere: say so at its bucket."""
+    if effect.kind not in ("bucket", "time_saved") or not effect.bucket:
+        return {}
+    rows = repo.load_campaign(session, campaign_id=campaign_id)
+    if rows is None:
+        return {}
+    chosen = set(repo.effect_regime_ids(session, effect_ids=[pk(effect)])[pk(effect)])
+    ids = {r.name: r.id for r in rows.regimes}
+    regimes = [r for r in to_core(rows).regimes if not chosen or ids[r.name] in chosen]
+    missing = [r for r in regimes if missing_bucket(r.profile, effect.bucket)]
+    if not missing:
+        return {}
+    where = "; ".join(f"{r.name} has no profile" if r.profile is None else
+                      f"{r.name}'s profile has {', '.join(b for b, _ in r.profile.shares)}" for r in missing)
+    names = ", ".join(r.name for r in missing)
+    if len(missing) == len(regimes):
+        head = f"none of its regimes ({names}) has step time in a {effect.bucket!r} bucket: this effect changes nothing"
+    else:
+        verb = "has" if len(missing) == 1 else "have"
+        head = f"{names} {verb} no step time in a {effect.bucket!r} bucket: this effect changes nothing there"
+    return {"bucket": f"{head} ({where}); import a profile that has it, or pick a bucket listed"}
+
+
 EFFECT_EDITOR = (
     Editor("effects", "effect", Effect, EffectCreate, EffectUpdate, EffectPublic, _effect_apply, _campaign_of_effect,
-           options=_effect_options, current=_effect_current)
+           options=_effect_options, current=_effect_current, warnings=_effect_warnings)
 )
 
 # profiles: each save adds a new profile, so earlier splits stay on record

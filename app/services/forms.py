@@ -35,6 +35,7 @@ class Form:
     confirmable: bool = False  # the errors are warnings a tick in the form overrides
     version: int | None = None  # the row's version when the form was opened (a hidden input; None: a new row)
     conflict: list[tuple[str, str, str]] = field(default_factory=list)  # field label, saved meanwhile, yours
+    warnings: dict[str, str] = field(default_factory=dict)  # by field: saved, but worth knowing (it applies nowhere)
 
     @classmethod
     def rejected(cls, fields: Sequence[Field], data: Mapping[str, Any], exc: Any) -> Form:

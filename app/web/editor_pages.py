@@ -35,9 +35,10 @@ def _editor(kind: str) -> Editor:
 
 
 def _form_page(request, campaign, editor: Editor, form: Form, action: str, title: str, htmx: bool,
-               status: int = 200, delete_url: str = ""):
+               status: int = 200, delete_url: str = "", saved: str = ""):
     return form_page(request, campaign=campaign, form=form, title=title, noun=editor.noun, action=action,
-                     back=path_for(request.app, "plan", campaign_id=campaign.id), htmx=htmx, status=status, delete_url=delete_url)
+                     back=path_for(request.app, "plan", campaign_id=campaign.id), htmx=htmx, status=status,
+                     delete_url=delete_url, saved=saved)
 
 
 @router.get("/campaigns/{campaign_id:id}/{kind}/new", name="new_row")
@@ -56,12 +57,15 @@ async def create(request: Request, campaign_id: int, campaign: CampaignDep,
 
 
 @router.get("/campaigns/{campaign_id:id}/{kind}/{row_id:id}/edit", name="edit_row")
-def edit_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: str, row_id: int, session: SessionDep):
+def edit_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: str, row_id: int, session: SessionDep,
+              saved: str = ""):
     editor = _editor(kind)
     row = load_row(session, editor, campaign_id, row_id)
     form = form_of(session, editor, campaign_id, row)
     return _form_page(request, campaign, editor, form, request.url.path, f"Edit {editor.noun}", False,
-                      delete_url=_delete_url(request, campaign_id, kind, row_id))
+                      delete_url=_delete_url(request, campaign_id, kind, row_id),
+                      saved="Saved, and the plan recomputed: read the note below before you go back to the plan."
+                      if saved and form.warnings else "")
 
 
 @router.post("/campaigns/{campaign_id:id}/{kind}/{row_id:id}/edit", name="update_row")
@@ -93,7 +97,7 @@ def _delete_url(request: Request, campaign_id: int, kind: str, row_id: int) -> s
 async def _submit(request, session, campaign, editor: Editor, row, title: str, htmx: bool, now, delete_url: str = ""):
     data = await request.form()
     try:
-        save_form(session, editor, campaign.id, row, data, now=now, by=user_of(request))
+        stored = save_form(session, editor, campaign.id, row, data, now=now, by=user_of(request))
     except FormInvalid as exc:
         fields = editor.fields(session, campaign.id)
         form = Form.rejected(fields, data, exc)
@@ -101,6 +105,9 @@ async def _submit(request, session, campaign, editor: Editor, row, title: str, h
     except Stale:
         form = Form.stale(form_of(session, editor, campaign.id, row), data)
         return _form_page(request, campaign, editor, form, request.url.path, title, htmx, 409, delete_url)
+    if editor.warnings(session, campaign.id, stored):  # saved, but it changes nothing: say so at the field
+        edit_url = path_for(request.app, "edit_row", campaign_id=campaign.id, kind=editor.kind, row_id=stored.id)
+        return redirect(edit_url + "?saved=1", htmx)
     return redirect(path_for(request.app, "plan", campaign_id=campaign.id), htmx)
 
 

@@ -195,3 +195,24 @@ def test_saving_a_form_unchanged_keeps_every_digit_of_its_numbers(client, demo_i
     assert client.post(f"/campaigns/{demo_id}/specs/model", data=values).status_code in (200, 303)
     after = client.get(f"/api/campaigns/{demo_id}/specs/model").json()
     assert after == before
+
+
+def test_an_effect_on_a_bucket_no_profile_has_is_saved_and_said_so_at_its_field(client, demo_id):
+    form = {"intervention_id": "1", "kind": "bucket", "bucket": "sampling", "speedup_low": "1.5",
+            "speedup_likely": "2", "speedup_high": "3", "provenance": "assumed", "regime_ids": ["1"]}
+    response = client.post(f"/campaigns/{demo_id}/effects/new", data=form, headers=HTMX)
+    assert response.status_code == 204
+    edit_url = response.headers["HX-Redirect"]
+    assert edit_url.endswith("/edit?saved=1")  # back at the form, not the plan
+    page = client.get(edit_url).text
+    warning = re.search(r'<p class="warning" id="warning-bucket">(.*?)</p>', page, re.S).group(1)
+    assert "none of its regimes (batch 1) has step time in a &#39;sampling&#39; bucket: this effect changes nothing" in warning
+    assert "batch 1&#39;s profile has attention, moe" in warning and 'aria-describedby="warning-bucket"' in page
+    assert "Saved, and the plan recomputed" in page
+    plan = client.get(f"/api/campaigns/{demo_id}/plan").json()
+    notes = next(r for r in plan["regimes"] if r["name"] == "batch 1")["notes"]
+    assert any("no 'sampling' bucket, so that effect is not applied" in n for n in notes)
+    form["bucket"] = "moe"
+    moved = client.post(edit_url.removesuffix("?saved=1"), data=form, headers=HTMX)
+    assert moved.headers["HX-Redirect"] == f"/campaigns/{demo_id}"  # a bucket batch 1 has: straight to the plan
+    assert 'class="warning"' not in client.get(edit_url).text
