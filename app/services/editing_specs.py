@@ -41,7 +41,9 @@ def spec_initial(session: Session, which: str, campaign_id: int, preset_key: str
     """The form's values: a preset's figures when one is chosen, else the stored row, else defaults."""
     _, fields, presets, _ = SPEC_FORMS[which]
     row = spec_row(session, which, campaign_id)
-    values: dict[str, Any] = {"provenance": "reported", "scaling_efficiency": "0.8", "count": "1",
+    campaign = repo.get_campaign(session, campaign_id=campaign_id)
+    gpus = str(campaign.gpu_count) if campaign is not None else "1"  # a preset is one GPU; the campaign says how many
+    values: dict[str, Any] = {"provenance": "reported", "scaling_efficiency": "0.8", "count": gpus,
                               "compute_dtype": "fp8", "shared_experts": "0", "routed_experts": "0",
                               "experts_per_token": "0", "kv_bytes_per_token": "0"}
     if row is not None:

@@ -2,6 +2,7 @@
 
 import html
 import math
+import re
 
 import pytest
 
@@ -145,3 +146,10 @@ def test_bad_specs_come_back_422(client, demo_id):
     response = client.post(f"/campaigns/{demo_id}/specs/model", data=form, headers=HTMX)
     assert response.status_code == 422 and "cannot exceed the total" in response.text
     assert plan_json(client, demo_id)["regimes"][0]["ceiling_tok_s"] == pytest.approx(575.9, abs=0.1)
+
+
+def test_a_hardware_preset_spans_the_campaigns_gpus(client):
+    campaign = client.post("/api/campaigns", json={"name": "Llama on 4 H200", "gpu_count": 4}).json()["id"]
+    page = client.get(f"/campaigns/{campaign}/specs/hardware?preset=b200").text
+    count = re.search(r'<input id="f-count" name="count" value="(\d+)"', page).group(1)
+    assert count == "4" and 'value="8000"' in page
