@@ -150,32 +150,46 @@ def profile_initial(session: Session, regime: Regime) -> dict[str, Any]:
 
 
 def parse_shares(text: str) -> list[tuple[str, float, str]]:
-    """Parse "bucket share [provenance]" lines; raises ValueError naming the line."""
+    """Parse "bucket share [provenance]" lines; raises ValueError naming every line that is wrong, not only the
+    first."""
     parsed: list[tuple[str, float, str]] = []
+    problems: list[str] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        match = LINE.match(line)
-        if not match:
-            raise ValueError(f"line {number}: expected 'bucket share [provenance]', got {line.strip()!r}")
-        try:
-            share = float(match["share"]) / (100 if match["pct"] else 1)
-        except ValueError:
-            raise ValueError(f"line {number}: {match['share']!r} is not a number") from None
-        if not 0 <= share <= 1:
-            raise ValueError(f"line {number}: a share must lie between 0 and 1 (or 0% and 100%)")
-        provenance = (match["prov"] or "assumed").lower()
-        if provenance not in PROVENANCES:
-            raise ValueError(f"line {number}: {provenance!r} is not one of {', '.join(sorted(PROVENANCES))}")
-        if any(bucket == match["bucket"] for bucket, _, _ in parsed):
-            raise ValueError(f"line {number}: bucket {match['bucket']!r} appears twice")
-        parsed.append((match["bucket"], share, provenance))
+        problem, share = _share_line(line, number, parsed)
+        if problem:
+            problems.append(problem)
+        elif share is not None:
+            parsed.append(share)
+    if problems:
+        raise ValueError("; ".join(problems))
     if not parsed:
         raise ValueError("give at least one bucket")
     total = sum(share for _, share, _ in parsed)
     if total > 1 + SHARE_TOLERANCE:
         raise ValueError(f"shares sum to {total * 100:.1f}%, more than 100%")
     return parsed
+
+
+def _share_line(line: str, number: int, parsed: list[tuple[str, float, str]]
+                ) -> tuple[str, tuple[str, float, str] | None]:
+    """One line of the shares: what is wrong with it ("" when nothing), else its bucket, share and provenance."""
+    match = LINE.match(line)
+    if not match:
+        return f"line {number}: expected 'bucket share [provenance]', got {line.strip()!r}", None
+    try:
+        share = float(match["share"]) / (100 if match["pct"] else 1)
+    except ValueError:
+        return f"line {number}: {match['share']!r} is not a number", None
+    if not 0 <= share <= 1:
+        return f"line {number}: a share must lie between 0 and 1 (or 0% and 100%)", None
+    provenance = (match["prov"] or "assumed").lower()
+    if provenance not in PROVENANCES:
+        return f"line {number}: {provenance!r} is not one of {', '.join(sorted(PROVENANCES))}", None
+    if any(bucket == match["bucket"] for bucket, _, _ in parsed):
+        return f"line {number}: bucket {match['bucket']!r} appears twice", None
+    return "", (match["bucket"], share, provenance)
 
 
 def profile_version(session: Session, regime: Regime) -> int:

@@ -108,6 +108,15 @@ def test_a_profile_line_that_does_not_parse_names_its_line(client, demo_id):
     assert "moe: lots" in response.text
 
 
+def test_every_wrong_profile_line_is_named_not_only_the_first(client, demo_id):
+    data = {"shares": "attention 150%\nmoe 0.2 guessed\nmoe 0.1\nother: lots", "source": "nsys"}
+    response = client.post(f"/campaigns/{demo_id}/regimes/1/profile", data=data, headers=HTMX)
+    error = html.unescape(re.search(r'<p class="error" id="error-shares">(.*?)</p>', response.text, re.S).group(1))
+    assert response.status_code == 422
+    assert error.startswith("line 1: a share must lie between 0 and 1") and "line 2: 'guessed' is not one of" in error
+    assert "line 4: expected 'bucket share [provenance]', got 'other: lots'" in error
+
+
 def test_a_new_profile_replaces_the_split_and_fills_other(client, demo_id):
     data = {"shares": "attention 40% measured\nmoe 0.3 measured", "source": "nsys run 2026-12-01"}
     response = client.post(f"/campaigns/{demo_id}/regimes/1/profile", data=data, follow_redirects=False)
