@@ -71,6 +71,30 @@ GPU_PRESETS = {
 }
 
 _V4 = "DeepSeek-V4-Flash config.json / model card"
+_QWEN3 = "Qwen/Qwen3-30B-A3B config.json / model card"
+
+
+def _kv_bytes(layers: int, kv_heads: int, head_dim: int, bytes_per_value: float) -> int:
+    """A token's KV cache: keys and values of every layer's KV heads."""
+    return int(2 * layers * kv_heads * head_dim * bytes_per_value)
+
+
+def _dense(key: str, name: str, params_b: float, layers: int, kv_heads: int, head_dim: int, card: str) -> Preset:
+    """A dense model in BF16: every weight read every step, active = total parameters."""
+    return Preset(key, name, {
+        "total_params_b": Figure(params_b, card),
+        "active_params_b": Figure(params_b, "dense: every parameter is active"),
+        "layers": Figure(layers, card),
+        "routed_experts": Figure(0, "dense: no experts"),
+        "experts_per_token": Figure(0, "dense: no experts"),
+        "shared_experts": Figure(0, "dense: no experts"),
+        "dense_bytes_per_weight": Figure(2.0, "BF16 weights (torch_dtype bfloat16)"),
+        "expert_bytes_per_weight": Figure(2.0, "no expert weights; BF16 like the rest"),
+        "kv_bytes_per_token": Figure(
+            _kv_bytes(layers, kv_heads, head_dim, 2),
+            f"derived: 2 (K and V) x {layers} layers x {kv_heads} KV heads x head_dim {head_dim} x 2 bytes (BF16)"),
+        "compute_dtype": Figure("bf16", "BF16 GEMMs"),
+    })
 MODEL_PRESETS = {
     "deepseek-v4-flash": Preset("deepseek-v4-flash", "DeepSeek-V4-Flash", {
         "total_params_b": Figure(284, f"{_V4}: 284B total parameters"),
@@ -91,5 +115,29 @@ MODEL_PRESETS = {
             "plus 128-dim indexer keys, in FP8; about 5 KB a token over 43 layers",
         ),
         "compute_dtype": Figure("fp8", "dense GEMMs in FP8"),
+    }),
+    "llama-3.1-8b": _dense(
+        "llama-3.1-8b", "Llama 3.1 8B (BF16)", 8.03, 32, 8, 128,
+        "meta-llama/Llama-3.1-8B config.json: num_hidden_layers 32, num_attention_heads 32, num_key_value_heads 8, "
+        "hidden_size 4096 (head_dim 128); model card: 8.03B parameters",
+    ),
+    "llama-3.1-70b": _dense(
+        "llama-3.1-70b", "Llama 3.1 70B (BF16)", 70.6, 80, 8, 128,
+        "meta-llama/Llama-3.1-70B config.json: num_hidden_layers 80, num_attention_heads 64, num_key_value_heads 8, "
+        "hidden_size 8192 (head_dim 128); model card: 70.6B parameters",
+    ),
+    "qwen3-30b-a3b": Preset("qwen3-30b-a3b", "Qwen3-30B-A3B (BF16)", {
+        "total_params_b": Figure(30.5, f"{_QWEN3}: 30.5B total parameters"),
+        "active_params_b": Figure(3.3, f"{_QWEN3}: 3.3B activated"),
+        "layers": Figure(48, f"{_QWEN3}: num_hidden_layers 48, every block MoE"),
+        "routed_experts": Figure(128, f"{_QWEN3}: num_experts 128"),
+        "experts_per_token": Figure(8, f"{_QWEN3}: num_experts_per_tok 8"),
+        "shared_experts": Figure(0, f"{_QWEN3}: no shared expert"),
+        "dense_bytes_per_weight": Figure(2.0, "BF16 weights (torch_dtype bfloat16)"),
+        "expert_bytes_per_weight": Figure(2.0, "BF16 weights (torch_dtype bfloat16)"),
+        "kv_bytes_per_token": Figure(
+            _kv_bytes(48, 4, 128, 2), f"derived: 2 (K and V) x 48 layers x 4 KV heads ({_QWEN3}: num_key_value_heads 4) "
+            "x head_dim 128 x 2 bytes (BF16)"),
+        "compute_dtype": Figure("bf16", "BF16 GEMMs"),
     }),
 }

@@ -153,3 +153,27 @@ def test_a_hardware_preset_spans_the_campaigns_gpus(client):
     page = client.get(f"/campaigns/{campaign}/specs/hardware?preset=b200").text
     count = re.search(r'<input id="f-count" name="count" value="(\d+)"', page).group(1)
     assert count == "4" and 'value="8000"' in page
+
+
+@pytest.mark.parametrize("key", ["llama-3.1-8b", "llama-3.1-70b", "qwen3-30b-a3b", "deepseek-v4-flash"])
+def test_every_model_preset_is_a_model_the_core_accepts_and_gives_a_ceiling(client, demo_id, key):
+    from app.services.presets import MODEL_PRESETS
+
+    preset = MODEL_PRESETS[key]
+    body = preset.values() | {"name": preset.name, "sources": preset.sources(), "provenance": "reported"}
+    response = client.put(f"/api/campaigns/{demo_id}/specs/model", json=body)
+    assert response.status_code == 200, response.text
+    ceiling = client.get(f"/api/campaigns/{demo_id}/plan").json()["regimes"][0]["ceiling_tok_s"]
+    assert ceiling > 0
+    dense = not preset.values()["routed_experts"]
+    assert dense == (preset.values()["active_params_b"] == preset.values()["total_params_b"])
+
+
+def test_dense_presets_read_their_published_shapes():
+    from app.services.presets import MODEL_PRESETS
+
+    llama8, llama70 = MODEL_PRESETS["llama-3.1-8b"].values(), MODEL_PRESETS["llama-3.1-70b"].values()
+    assert (llama8["layers"], llama8["kv_bytes_per_token"]) == (32, 2 * 32 * 8 * 128 * 2)  # 128 KiB a token
+    assert (llama70["layers"], llama70["kv_bytes_per_token"]) == (80, 2 * 80 * 8 * 128 * 2)
+    qwen = MODEL_PRESETS["qwen3-30b-a3b"].values()
+    assert (qwen["routed_experts"], qwen["experts_per_token"], qwen["kv_bytes_per_token"]) == (128, 8, 98_304)
