@@ -6,6 +6,8 @@ BIN := $(VENV)/bin
 HTMX_VERSION := 2.0.11
 # Swagger UI for /docs, from the npm package swagger-ui-dist, pinned here.
 SWAGGER_UI_VERSION := 5.35.0
+# axe-core for the browser tests' accessibility checks only (never served), from npm axe-core, pinned here.
+AXE_VERSION := 4.11.0
 PORT ?= 8000  # make serve PORT=8010
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -66,6 +68,10 @@ vendor:
 	  tar xzf swagger-ui-dist-$(SWAGGER_UI_VERSION).tgz && mkdir -p $(CURDIR)/static/vendor/swagger-ui && \
 	  cp package/swagger-ui-bundle.js package/swagger-ui.css package/LICENSE package/NOTICE \
 	    $(CURDIR)/static/vendor/swagger-ui/
+	cd $$(mktemp -d) && npm pack --silent axe-core@$(AXE_VERSION) && tar xzf axe-core-$(AXE_VERSION).tgz && \
+	  mkdir -p $(CURDIR)/tests/browser/vendor && cp package/axe.min.js package/LICENSE $(CURDIR)/tests/browser/vendor/ && \
+	  echo 'axe-core@$(AXE_VERSION) (npm package axe-core), vendored unmodified for the tests; refresh with `make vendor`.' \
+	    > $(CURDIR)/tests/browser/vendor/VERSION
 
 clean:
 	rm -rf $(VENV) var .pytest_cache
