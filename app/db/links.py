@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import func, update
 from sqlmodel import Session, SQLModel, col, select
 
 from app.db.tables import Campaign, ChangeLog, EffectRegime, ImportRecord, KernelRule, Prerequisite, Submission
@@ -15,6 +15,12 @@ def find_by(session: Session, *, table: type[SQLModel], campaign_id: int, column
     """The campaign's rows of `table` whose `column` equals `value` (a uniqueness check)."""
     query = select(table).where(table.campaign_id == campaign_id, getattr(table, column) == value)  # type: ignore[attr-defined]
     return list(session.exec(query).all())
+
+
+def count_of(session: Session, *, table: type[SQLModel], campaign_id: int) -> int:
+    """How many rows of `table` the campaign has."""
+    query = select(func.count()).select_from(table).where(table.campaign_id == campaign_id)  # type: ignore[attr-defined]
+    return int(session.exec(query).one())
 
 
 def replace_effect_regimes(session: Session, *, effect_id: int, regime_ids: Iterable[int]) -> None:

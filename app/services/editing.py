@@ -185,6 +185,8 @@ def form_of(session: Session, editor: Editor, campaign_id: int, row: Any = None,
     else:
         values = {name: info.get_default(call_default_factory=True) for name, info in editor.create.model_fields.items()
                   if not info.is_required()} | dict(defaults or {})
+        if editor.kind == "tiers" and "position" not in (defaults or {}):  # a new tier comes after the others
+            values["position"] = links.count_of(session, table=editor.table, campaign_id=campaign_id)
     return Form(fields, raw={f.name: input_text(values.get(f.name)) for f in fields},
                 version=row.version if row is not None else None,
                 warnings=editor.warnings(session, campaign_id, row) if row is not None else {})

@@ -75,19 +75,25 @@ def _effect(before: RegimeFigures | None, after: RegimeFigures | None, name: str
     if after is None:
         return Effect(name, "regime removed", True)
     if before is None:
+        if after.final is None or after.final.p50_tok_s is None:
+            return Effect(name, "new regime, nothing projected yet (no baseline or no tier)", True)
         return Effect(name, f"new regime: {_band(after.final)}", True)
     old, new = before.final, after.final
-    if old == new and before.baseline_tok_s == after.baseline_tok_s and before.ceiling_tok_s == after.ceiling_tok_s:
-        return Effect(name, "no change", False)
     old_p50 = old.p50_tok_s if old else None
     new_p50 = new.p50_tok_s if new else None
+    old_p = old.p_target if old else None
+    new_p = new.p_target if new else None
+    if ((old_p50, old_p, before.baseline_tok_s, before.ceiling_tok_s)
+            == (new_p50, new_p, after.baseline_tok_s, after.ceiling_tok_s)):
+        return Effect(name, "no change", False)
     text = f"P50 {fmt.digits(old_p50) if old_p50 else '—'} → {fmt.tok_s(new_p50)}"
     if old_p50 and new_p50:
         text += f" ({(new_p50 / old_p50 - 1) * 100:+.3g}%)"
-    if old and new and old.p_target != new.p_target:
-        text += f", P(target) {fmt.probability(old.p_target)} → {fmt.probability(new.p_target)}"
+    if old_p != new_p:
+        text += f", P(target) {fmt.probability(old_p)} → {fmt.probability(new_p)}"
     if before.baseline_tok_s != after.baseline_tok_s:
-        text += f"; baseline {fmt.digits(before.baseline_tok_s or 0)} → {fmt.tok_s(after.baseline_tok_s)}"
+        old_baseline = fmt.digits(before.baseline_tok_s) if before.baseline_tok_s is not None else "—"
+        text += f"; baseline {old_baseline} → {fmt.tok_s(after.baseline_tok_s)}"
     if before.ceiling_tok_s != after.ceiling_tok_s:
         text += f"; ceiling {fmt.tok_s(before.ceiling_tok_s)} → {fmt.tok_s(after.ceiling_tok_s)}"
     return Effect(name, text, True)

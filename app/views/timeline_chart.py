@@ -75,14 +75,17 @@ def timeline_chart(chart_id: str, regime: str, projected: Sequence[Projected], m
                      '</circle>')
     if line:
         parts.append(f'<path class="steps" d="{" ".join(line)}"/>')
-    y = scale.y(target_tok_s)
+    y = target_y = scale.y(target_tok_s)
     parts.append(f'<line class="target" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" '
                  f'data-tok-s="{_attr(target_tok_s)}"/><text class="line-label target" x="{WIDTH - RIGHT + 6}" '
                  f'y="{y + 4:.1f}">target {escape(fmt.tok_s(target_tok_s))}</text>')
     if drawn:
         last = drawn[-1]
+        y = scale.y(last.p50_tok_s or 0)
+        if abs(y - target_y) < 13:  # the two labels never overlap: the projection's goes to the other side
+            y = target_y + (13 if y >= target_y else -13)
         parts.append(f'<text class="line-label projected" x="{WIDTH - RIGHT + 6}" '
-                     f'y="{scale.y(last.p50_tok_s or 0) + 4:.1f}">projected {escape(fmt.tok_s(last.p50_tok_s))}</text>')
+                     f'y="{y + 4:.1f}">projected {escape(fmt.tok_s(last.p50_tok_s))}</text>')
     for at, value in measured:
         parts.append(f'<circle class="run measured" cx="{x(at):.1f}" cy="{scale.y(value):.1f}" r="3.2" '
                      f'data-value="{_attr(value)}" data-at="{escape(at.isoformat())}">'
