@@ -18,7 +18,19 @@ from app.config import Settings, get_settings
 from app.db.engine import make_engine
 from app.models.fields import field_errors
 from app.services.errors import FormInvalid, NotFound, Stale
-from app.web import api, api_imports, api_rows, auth, editor_pages, history_pages, import_pages, pages, spec_pages, tokens
+from app.web import (
+    api,
+    api_imports,
+    api_rows,
+    auth,
+    editor_pages,
+    history_pages,
+    import_pages,
+    inline_pages,
+    pages,
+    spec_pages,
+    tokens,
+)
 from app.web.auth import AuthMiddleware
 from app.web.deps import utc_now
 from app.web.security import SecurityMiddleware
@@ -71,6 +83,7 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     app.include_router(spec_pages.router)
     app.include_router(import_pages.router)
     app.include_router(history_pages.router)
+    app.include_router(inline_pages.router)
     app.include_router(editor_pages.router)
     app.include_router(auth.router)
     app.include_router(tokens.router)

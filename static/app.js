@@ -81,3 +81,19 @@ window.addEventListener("afterprint", function () {
     fold.open = false;
   });
 });
+
+// Inline editing: the small form takes the focus when it opens (the field in error, after a 422); Escape cancels.
+document.addEventListener("htmx:load", function (event) {
+  var form = event.detail.elt;
+  if (!form.matches || !form.matches("form.value-form")) return;
+  var first = form.querySelector(".has-error input, .has-error select") ||
+    form.querySelector("input:not([type=hidden]), select");
+  if (first) first.focus();
+});
+document.addEventListener("keydown", function (event) {
+  if (event.key !== "Escape" || !event.target.closest) return;
+  var form = event.target.closest("form.value-form");
+  if (!form) return;
+  event.preventDefault();
+  form.querySelector("[data-inline-cancel]").click();
+});

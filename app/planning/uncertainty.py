@@ -5,13 +5,17 @@ Each low / likely / high estimate is drawn from a PERT-beta distribution
 the likely value and thins out towards the ends, which is how an engineer's
 "2-3x, most likely 2.5x" reads, and its mean (low + 4 likely + high) / 6 is
 the classic PERT estimate. Draws are independent across estimates; the same
-seed gives the same numbers. On top, each applied effect adds its model error
+seed gives the same numbers. Each intervention's effort and each of its
+effects draws from its own stream (seed, intervention key, effect position),
+so editing one estimate moves only the regimes that estimate applies to: a
+regime it does not touch keeps its band to the last digit. On top, each applied effect adds its model error
 (model_error.py), so a band carries both what the team is unsure of and what
 the model gets wrong; the share of each in the band is reported.
 """
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,14 +70,22 @@ def pert(estimate: ThreePoint, rng: np.random.Generator, samples: int) -> np.nda
     return low + (high - low) * rng.beta(alpha, beta, samples)
 
 
-def draw_effects(intervention: Intervention, rng: np.random.Generator, samples: int, realised: float | None
-                 ) -> list[EffectDraw]:
-    """One EffectDraw of arrays for each effect of the intervention (inputs drawn in name order)."""
-    draws = []
-    for effect in intervention.effects:
+def stream(seed: int, *labels: str | int) -> np.random.Generator:
+    """The generator of one input of the simulation, from the seed and the input's stable labels."""
+    return np.random.default_rng([seed, *(zlib.crc32(str(label).encode()) for label in labels)])
+
+
+def draw_effects(intervention: Intervention, seed: int, samples: int, realised: float | None
+                 ) -> tuple[list[EffectDraw], np.ndarray]:
+    """One EffectDraw of arrays for each effect of the intervention (inputs drawn in name order), and each
+    effect's standard-normal model-error draws; every effect from its own stream."""
+    draws, noise = [], []
+    for position, effect in enumerate(intervention.effects):
+        rng = stream(seed, intervention.key, position)
         values: dict[str, Any] = {name: pert(tp, rng, samples) for name, tp in sorted(three_points(effect).items())}
         draws.append(calibrated(effect, EffectDraw(**values), realised))
-    return draws
+        noise.append(rng.standard_normal(samples))
+    return draws, np.array(noise).reshape(len(noise), samples)
 
 
 def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) -> Simulation:
@@ -82,7 +94,6 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
     Interventions are drawn in plan order, each one's draws applied to every
     regime and then dropped, so memory stays at regimes x buckets x samples.
     """
-    rng = np.random.default_rng(seed)
     states = {r.name: start_state(r.profile).broadcast(samples) for r in campaign.regimes}
     contexts = {r.name: context_of(r, campaign) for r in campaign.regimes}
     errors = {r.name: np.zeros(samples) for r in campaign.regimes}
@@ -91,9 +102,8 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
     efforts = []
     for tier, interventions in plan_order(campaign):
         for intervention in interventions:
-            effort = pert(intervention.effort_days, rng, samples)
-            draws = draw_effects(intervention, rng, samples, campaign.calibration)
-            noise = rng.standard_normal((len(intervention.effects), samples))
+            effort = pert(intervention.effort_days, stream(seed, intervention.key, "effort"), samples)
+            draws, noise = draw_effects(intervention, seed, samples, campaign.calibration)
             if intervention.status is Status.REJECTED:
                 continue
             effort_total = effort_total + effort

@@ -190,8 +190,8 @@ def plan_view(plan: Plan) -> PlanReport:
                 outcome=[_outcome(p, tier.key) for p in projections],
                 effort_text=f"{fmt.plain(likely_days)} d likely" if members else "no interventions",
                 effort_range_text=(
-                    f"{fmt.plain(round(efforts[tier.key].p50_days, 1))} d P50, "
-                    f"{fmt.plain(round(efforts[tier.key].p90_days, 1))} d P90 cumulative"
+                    f"{fmt.number(efforts[tier.key].p50_days, 'd')} P50, "
+                    f"{fmt.number(efforts[tier.key].p90_days, 'd')} P90 cumulative"
                 ),
             )
         )

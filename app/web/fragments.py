@@ -12,8 +12,11 @@ def plan_parts(parts: Any, plan: PlanReport) -> dict[str, str]:
     out = {"verdicts": str(parts.verdicts(plan, oob=True))}
     out |= {f"regime-{r.id}": str(parts.regime_card(plan, r, oob=True)) for r in plan.regimes}
     for t in plan.tiers:
+        out[f"tier-effort-{t.id}"] = str(parts.tier_effort(plan, t, oob=True))
         out[f"tier-status-{t.id}"] = str(parts.tier_status(plan, t, oob=True))
+        out[f"interventions-{t.id}"] = str(parts.interventions_table(plan, t, oob=True))
         out[f"gates-{t.id}"] = str(parts.gates_table(plan, t, oob=True))
+    out["capacity"] = str(parts.capacity(plan, oob=True))
     out["suggested-order"] = str(parts.ordering(plan, oob=True))
     out["calibration"] = str(parts.calibration(plan, oob=True))
     out["assumptions"] = str(parts.assumptions(plan, oob=True))

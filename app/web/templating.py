@@ -11,6 +11,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2_fragments import render_block
 
 from app.planning.metrics import METRICS
+from app.services.inline import cell_id
 from app.views import formatting as fmt
 
 
@@ -38,7 +39,10 @@ def make_templates(directory: str, routes: Routes) -> Jinja2Templates:
     macros = templates.env.get_template("partials/fields.html").module
     templates.env.globals.update(field=getattr(macros, "field"), badge=getattr(macros, "badge"),  # noqa: B009
                                  form_top=getattr(macros, "form_top"))  # noqa: B009
-    # The plan's blocks (app/web/fragments.py renders them one by one after a change).
+    # Inline editing of one value (app/web/inline_pages.py), and the plan's blocks (app/web/fragments.py renders
+    # them one by one after a change).
+    templates.env.globals["inline_id"] = cell_id
+    templates.env.globals["inline"] = templates.env.get_template("partials/inline.html").module
     templates.env.globals["parts"] = templates.env.get_template("partials/plan_parts.html").module
     return templates
 

@@ -88,3 +88,22 @@ def test_cumulative_effort_adds_tier_by_tier():
     )
     efforts = simulate(campaign, 100, seed=0).efforts
     assert [(e.tier_key, e.p50_days, e.p90_days) for e in efforts] == [("A", 2, 2), ("B", 12, 12)]
+
+
+def test_an_estimate_edited_for_one_regime_leaves_every_other_regime_to_the_last_digit():
+    """Each effect draws from its own stream: widening A1's batch 1 estimate (a beta draw with other shape
+    parameters consumes the generator differently) must not jitter concurrency 16, which it does not touch."""
+    regimes = [make_regime("batch 1"), make_regime("concurrency 16", concurrency=16)]
+
+    def campaign(batch1_speedup: ThreePoint):
+        a1 = make_intervention("A1", Effect(kind=EffectKind.STEP, speedup=batch1_speedup, regimes=frozenset({"batch 1"})),
+                               Effect(kind=EffectKind.STEP, speedup=ThreePoint(1.2, 1.5, 2),
+                                      regimes=frozenset({"concurrency 16"})), effort_days=ThreePoint(1, 2, 4))
+        b1 = make_intervention("B1", Effect(kind=EffectKind.BUCKET, bucket="attention", speedup=ThreePoint(2, 2.5, 3)))
+        return make_campaign(regimes, [a1, b1])
+
+    before = simulate(campaign(ThreePoint(4, 4.5, 5)), 3000, seed=3)
+    after = simulate(campaign(ThreePoint(3, 4.5, 7)), 3000, seed=3)
+    assert after.of("concurrency 16") == before.of("concurrency 16")
+    assert after.of("batch 1") != before.of("batch 1")
+    assert after.efforts == before.efforts  # no effort changed

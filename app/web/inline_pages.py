@@ -1,0 +1,93 @@
+"""Inline editing on the plan page (htmx): click a value, edit it in place, save, and the blocks of the plan the
+change moved come back swapped out of band. A 422 or a stale save gives the small form again, with its
+messages at the fields. Without JavaScript the values are links to the full edit forms."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+
+from app.services.editing import form_of, load_row
+from app.services.editors import editor_of
+from app.services.errors import FormInvalid, NotFound, Stale
+from app.services.forms import Form
+from app.services.inline import cell_id, group_fields, inline_form, merged_data, restricted, save_inline
+from app.services.plan import plan_of
+from app.views.plan import PlanReport, plan_view
+from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, user_of
+from app.web.fragments import changed_parts, plan_parts
+from app.web.pages import redirect
+from app.web.templating import form_page, path_for
+
+router = APIRouter(include_in_schema=False)
+
+
+def _form_html(request: Request, campaign_id: int, kind: str, row_id: int, group: str, form: Form,
+               status: int) -> HTMLResponse:
+    macros = request.app.state.templates.env.globals["inline"]
+    html = macros.inline_form(campaign_id, kind, row_id, group, form)
+    return HTMLResponse(str(html), status_code=status, headers={"Vary": "HX-Request"})
+
+
+def _blocks(request: Request, before: PlanReport | None, after: PlanReport, cell: str) -> HTMLResponse:
+    """The blocks of the plan that moved, and always the one holding the edited value (shown again, not as a
+    form); the response swaps nothing itself (HX-Reswap: none), every block goes out of band."""
+    parts = request.app.state.templates.env.globals["parts"]
+    now_parts = plan_parts(parts, after)
+    moved = changed_parts(plan_parts(parts, before), now_parts) if before is not None else []
+    holder = [html for html in now_parts.values() if f'id="{cell}"' in html and html not in moved]
+    if not moved and not holder:
+        raise NotFound(f"the plan does not show {cell}")
+    return HTMLResponse("\n".join(holder + moved), headers={"HX-Reswap": "none", "Vary": "HX-Request"})
+
+
+def _rejected(request: Request, campaign, kind: str, row_id: int, group: str, whole: Form, names: tuple[str, ...],
+              htmx: bool, status: int) -> HTMLResponse:
+    """The small form again with its messages; without htmx, the row's full form page with them."""
+    if htmx:
+        return _form_html(request, campaign.id, kind, row_id, group, restricted(whole, names), status)
+    editor = editor_of(kind)
+    return form_page(request, campaign=campaign, form=whole, title=f"Edit {editor.noun}", noun=editor.noun,
+                     action=path_for(request.app, "update_row", campaign_id=campaign.id, kind=kind, row_id=row_id),
+                     back=path_for(request.app, "plan", campaign_id=campaign.id), htmx=False, status=status)
+
+
+@router.get("/campaigns/{campaign_id:id}/{kind}/{row_id:id}/inline/{group}", name="inline_form")
+def open_inline(request: Request, campaign_id: int, _campaign: CampaignDep, kind: str, row_id: int, group: str,
+                session: SessionDep, htmx: IsHtmx, cancel: bool = False):
+    """The small form of one value (htmx); `cancel=1`: the value shown again. Without htmx: the full form."""
+    editor = editor_of(kind)
+    row = load_row(session, editor, campaign_id, row_id)
+    group_fields(editor, group, row)
+    if not htmx:
+        return redirect(path_for(request.app, "edit_row", campaign_id=campaign_id, kind=kind, row_id=row_id), False)
+    if cancel:
+        return _blocks(request, None, plan_view(plan_of(session, campaign_id=campaign_id)),
+                       cell_id(kind, row_id, group))
+    form = inline_form(session, editor, campaign_id, row, group)
+    return _form_html(request, campaign_id, kind, row_id, group, form, 200)
+
+
+@router.post("/campaigns/{campaign_id:id}/{kind}/{row_id:id}/inline/{group}", name="save_inline")
+async def post_inline(request: Request, campaign_id: int, campaign: CampaignDep, kind: str, row_id: int,
+                      group: str, session: SessionDep, htmx: IsHtmx, now: NowDep):
+    """Save one value. htmx: the moved blocks out of band, or the small form with its messages (422, 409)."""
+    editor = editor_of(kind)
+    row = load_row(session, editor, campaign_id, row_id)
+    names = group_fields(editor, group, row)
+    data = await request.form()
+    before = plan_view(plan_of(session, campaign_id=campaign_id)) if htmx else None
+    merged = merged_data(session, editor, campaign_id, row, group, data)
+    try:
+        save_inline(session, editor, campaign_id, row, group, data, now=now, by=user_of(request))
+    except FormInvalid as exc:
+        whole = Form.rejected(editor.fields(session, campaign_id), merged, exc)
+        return _rejected(request, campaign, kind, row_id, group, whole, names, htmx, 422)
+    except Stale:
+        whole = Form.stale(form_of(session, editor, campaign_id, row), merged)
+        return _rejected(request, campaign, kind, row_id, group, whole, names, htmx, 409)
+    plan_url = path_for(request.app, "plan", campaign_id=campaign_id)
+    if not htmx:
+        return redirect(plan_url, False)
+    after = plan_view(plan_of(session, campaign_id=campaign_id))
+    return _blocks(request, before, after, cell_id(kind, row_id, group))
