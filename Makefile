@@ -8,6 +8,8 @@ HTMX_VERSION := 2.0.11
 SWAGGER_UI_VERSION := 5.35.0
 # axe-core for the browser tests' accessibility checks only (never served), from npm axe-core, pinned here.
 AXE_VERSION := 4.11.0
+# Mermaid for the browser test that renders the roadmap's charts (never served), from npm mermaid, pinned here.
+MERMAID_VERSION := 11.17.2
 PORT ?= 8000  # make serve PORT=8010
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -72,6 +74,11 @@ vendor:
 	  mkdir -p $(CURDIR)/tests/browser/vendor && cp package/axe.min.js package/LICENSE $(CURDIR)/tests/browser/vendor/ && \
 	  echo 'axe-core@$(AXE_VERSION) (npm package axe-core), vendored unmodified for the tests; refresh with `make vendor`.' \
 	    > $(CURDIR)/tests/browser/vendor/VERSION
+	cd $$(mktemp -d) && npm pack --silent mermaid@$(MERMAID_VERSION) && tar xzf mermaid-$(MERMAID_VERSION).tgz && \
+	  cp package/dist/mermaid.min.js $(CURDIR)/tests/browser/vendor/ && \
+	  cp package/LICENSE $(CURDIR)/tests/browser/vendor/LICENSE.mermaid && \
+	  echo 'mermaid@$(MERMAID_VERSION) (npm package mermaid, dist/mermaid.min.js), vendored unmodified for the tests.' \
+	    >> $(CURDIR)/tests/browser/vendor/VERSION
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

@@ -142,18 +142,23 @@ def _mermaid_text(text: str) -> str:
     return "".join(" " if c in '"[]\n\r`' else c for c in text)
 
 
+MERMAID_PALETTE = "#2c4aa0, #b42318, #8a5a00"  # the bars, the target line, the ceiling line: the page's colours
+
+
 def mermaid_chart(regime: RegimeView) -> list[str]:
     """A Mermaid xychart-beta of the projected throughput after each tier (bars), with the target and, where known,
     the ceiling as lines; renders as a chart where Mermaid renders (GitHub, GitLab), as this text elsewhere."""
     values = [s.tok_s for s in regime.steps]
     if any(v is None for v in values):
         return []
-    lines_of = [("target", regime.target_tok_s)] + ([("ceiling", regime.ceiling_tok_s)] if regime.ceiling_tok_s else [])
+    lines_of = [("target red", regime.target_tok_s)] + (
+        [("ceiling amber", regime.ceiling_tok_s)] if regime.ceiling_tok_s else [])
     top = max([v for v in values if v is not None] + [v for _, v in lines_of]) * 1.1
     labels = ", ".join(f'"{_mermaid_text(s.label)}"' for s in regime.steps)
-    out = ["```mermaid", "xychart-beta",
-           f'    title "{_mermaid_text(regime.name)}: projected output tok/s (bars), '
-           f'{" and ".join(name for name, _ in lines_of)} (lines)"',
+    out = ["```mermaid", "---", "config:", "  themeVariables:", "    xyChart:",
+           f'      plotColorPalette: "{MERMAID_PALETTE}"', "---", "xychart-beta",
+           f'    title "{_mermaid_text(regime.name)}: output tok/s a tier (bars); '
+           f'{", ".join(name for name, _ in lines_of)}"',
            f"    x-axis [{labels}]", f'    y-axis "tok/s" 0 --> {_as_shown(top)}',
            "    bar [" + ", ".join(_as_shown(v) for v in values if v is not None) + "]"]
     out += ["    line [" + ", ".join(_as_shown(value) for _ in values) + "]" for _, value in lines_of]

@@ -32,4 +32,16 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(server, page,
         violations = page.evaluate(RUN)
         if violations:
             found[path] = violations
+    # the plan with its small inline forms open, one refused with its message at the field
+    page.goto(server + "/campaigns/1")
+    page.evaluate(AXE)
+    for cell in ("inline-interventions-1-status", "inline-effects-1-estimate", "inline-regimes-1-target"):
+        page.click(f"#{cell} a.editable-value")
+        page.locator(f"form.value-form#{cell}").wait_for()
+    page.fill("form#inline-regimes-1-target input[name=target_tok_s]", "fast")
+    page.click("form#inline-regimes-1-target button[type=submit]")
+    page.locator("form#inline-regimes-1-target .has-error").wait_for()
+    violations = page.evaluate(RUN)
+    if violations:
+        found["/campaigns/1 (inline forms open)"] = violations
     assert found == {}, "\n".join(f"{p}: {v}" for p, vs in found.items() for v in vs)

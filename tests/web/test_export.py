@@ -83,7 +83,7 @@ def test_the_export_carries_a_mermaid_chart_of_each_regime_with_the_tables_numbe
     import re
 
     text = client.get(f"/campaigns/{demo_id}/roadmap.md").text
-    blocks = re.findall(r"```mermaid\nxychart-beta\n(.*?)```", text, re.S)
+    blocks = re.findall(r"```mermaid\n---\n.*?\n---\nxychart-beta\n(.*?)```", text, re.S)
     plan = client.get(f"/api/campaigns/{demo_id}/plan").json()
     assert len(blocks) == len(plan["regimes"])
     for regime, block in zip(plan["regimes"], blocks, strict=True):
@@ -92,4 +92,4 @@ def test_the_export_carries_a_mermaid_chart_of_each_regime_with_the_tables_numbe
         assert bars == pytest.approx(tok_s, rel=5e-3)  # rounded to 3 figures, as the tables show them
         shown = re.search(rf"### {regime['name']}\n.*?\| output tok/s \| ([^\n]+) \|", text, re.S).group(1)
         assert [float(c.split()[0].replace(",", "")) for c in shown.split(" | ")] == bars
-        assert f'title "{regime["name"]}: projected output tok/s' in block
+        assert f'title "{regime["name"]}: output tok/s a tier (bars); target red, ceiling amber"' in block
