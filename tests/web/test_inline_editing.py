@@ -100,3 +100,18 @@ def test_unknown_values_rows_and_campaigns_are_404(client, demo_id):
     assert client.get(f"/campaigns/{demo_id}/gates/999/inline/threshold", headers=HTMX).status_code == 404
     assert client.post(f"/campaigns/{demo_id}/things/1/inline/status", headers=HTMX, data={}).status_code == 404
     assert client.get(f"/campaigns/{demo_id + 1}/gates/1/inline/threshold", headers=HTMX).status_code == 404
+
+
+def test_an_objectives_threshold_is_edited_in_place_and_the_capacity_block_comes_back(client, demo_id):
+    slo = client.post(f"/api/campaigns/{demo_id}/slos", json={"metric": "p99_ttft_ms", "comparator": "<=",
+                                                              "threshold": 2000, "provenance": "reported"})
+    assert slo.status_code == 201, slo.text
+    slo = slo.json()
+    cell = f"inline-slos-{slo['id']}-threshold"
+    assert f'id="{cell}"' in client.get(f"/campaigns/{demo_id}").text
+    response = client.post(f"/campaigns/{demo_id}/slos/{slo['id']}/inline/threshold", headers=HTMX,
+                           data={"threshold": "1500", "provenance": "measured", "version": slo["version"]})
+    assert response.status_code == 200 and "capacity" in oob_ids(response.text)
+    shown = re.search(rf'<span class="editable" id="{cell}">.*?</a></span>', response.text, re.S).group(0)
+    assert "1,500 ms" in text(shown) and "measured" in text(shown)
+    assert client.get(f"/api/campaigns/{demo_id}/slos/{slo['id']}").json()["threshold"] == 1500
