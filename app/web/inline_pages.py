@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse
 
 from app.services.editing import form_of, load_row
 from app.services.editors import editor_of
-from app.services.errors import FormInvalid, NotFound, Stale
+from app.services.errors import FormInvalid, Stale
 from app.services.forms import Form
 from app.services.inline import cell_id, group_fields, inline_form, merged_data, restricted, save_inline
 from app.services.plan import plan_of
@@ -36,8 +36,6 @@ def _blocks(request: Request, before: PlanReport | None, after: PlanReport, cell
     now_parts = plan_parts(parts, after)
     moved = changed_parts(plan_parts(parts, before), now_parts) if before is not None else []
     holder = [html for html in now_parts.values() if f'id="{cell}"' in html and html not in moved]
-    if not moved and not holder:
-        raise NotFound(f"the plan does not show {cell}")
     return HTMLResponse("\n".join(holder + moved), headers={"HX-Reswap": "none", "Vary": "HX-Request"})
 
 

@@ -115,3 +115,13 @@ def test_an_objectives_threshold_is_edited_in_place_and_the_capacity_block_comes
     shown = re.search(rf'<span class="editable" id="{cell}">.*?</a></span>', response.text, re.S).group(0)
     assert "1,500 ms" in text(shown) and "measured" in text(shown)
     assert client.get(f"/api/campaigns/{demo_id}/slos/{slo['id']}").json()["threshold"] == 1500
+
+
+def test_a_value_the_plan_does_not_show_still_saves_and_answers_200(client, demo_id):
+    loose = client.post(f"/api/campaigns/{demo_id}/interventions", json={
+        "key": "X9", "title": "not in a tier yet", "effort_low_days": 1, "effort_likely_days": 2,
+        "effort_high_days": 3}).json()
+    response = client.post(f"/campaigns/{demo_id}/interventions/{loose['id']}/inline/status", headers=HTMX,
+                           data={"status": "in progress", "version": loose["version"]})
+    assert response.status_code == 200 and f"inline-interventions-{loose['id']}-status" not in response.text
+    assert client.get(f"/api/campaigns/{demo_id}/interventions/{loose['id']}").json()["status"] == "in progress"
