@@ -6,11 +6,13 @@ version check, one commit."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session
 
+from app.planning.metrics import metric_label, metric_unit
 from app.planning.model import EffectKind
 from app.services.editing import Editor, form_of, save_form
 from app.services.errors import NotFound
@@ -63,7 +65,18 @@ def group_fields(editor: Editor, group: str, row: Any) -> tuple[str, ...]:
 def inline_form(session: Session, editor: Editor, campaign_id: int, row: Any, group: str) -> Form:
     """The form of the group's fields alone, at the row's stored values and version."""
     whole = form_of(session, editor, campaign_id, row)
-    return restricted(whole, group_fields(editor, group, row))
+    return for_value(whole, editor, group, row)
+
+
+def for_value(whole: Form, editor: Editor, group: str, row: Any) -> Form:
+    """The row's whole form cut down to the group's fields; a threshold's label says what it is compared with
+    and in which unit ("Threshold: output throughput >=, in tok/s"), since the small form shows nothing else."""
+    form = restricted(whole, group_fields(editor, group, row))
+    if group == "threshold" and getattr(row, "metric", None):
+        unit = metric_unit(row.metric)
+        label = f"Threshold: {metric_label(row.metric)} {row.comparator}" + (f", in {unit}" if unit else "")
+        form.fields = [replace(f, label=label) if f.name == "threshold" else f for f in form.fields]
+    return form
 
 
 def restricted(form: Form, names: tuple[str, ...]) -> Form:

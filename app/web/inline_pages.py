@@ -7,11 +7,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from app.services.editing import form_of, load_row
+from app.services.editing import Editor, form_of, load_row
 from app.services.editors import editor_of
 from app.services.errors import FormInvalid, Stale
 from app.services.forms import Form
-from app.services.inline import cell_id, group_fields, inline_form, merged_data, restricted, save_inline
+from app.services.inline import cell_id, for_value, group_fields, inline_form, merged_data, save_inline
 from app.services.plan import plan_of
 from app.views.plan import PlanReport, plan_view
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, user_of
@@ -39,12 +39,12 @@ def _blocks(request: Request, before: PlanReport | None, after: PlanReport, cell
     return HTMLResponse("\n".join(holder + moved), headers={"HX-Reswap": "none", "Vary": "HX-Request"})
 
 
-def _rejected(request: Request, campaign, kind: str, row_id: int, group: str, whole: Form, names: tuple[str, ...],
-              htmx: bool, status: int) -> HTMLResponse:
+def _rejected(request: Request, campaign, editor: Editor, row, group: str, whole: Form, htmx: bool,
+              status: int) -> HTMLResponse:
     """The small form again with its messages; without htmx, the row's full form page with them."""
+    kind, row_id = editor.kind, row.id
     if htmx:
-        return _form_html(request, campaign.id, kind, row_id, group, restricted(whole, names), status)
-    editor = editor_of(kind)
+        return _form_html(request, campaign.id, kind, row_id, group, for_value(whole, editor, group, row), status)
     return form_page(request, campaign=campaign, form=whole, title=f"Edit {editor.noun}", noun=editor.noun,
                      action=path_for(request.app, "update_row", campaign_id=campaign.id, kind=kind, row_id=row_id),
                      back=path_for(request.app, "plan", campaign_id=campaign.id), htmx=False, status=status)
@@ -72,7 +72,7 @@ async def post_inline(request: Request, campaign_id: int, campaign: CampaignDep,
     """Save one value. htmx: the moved blocks out of band, or the small form with its messages (422, 409)."""
     editor = editor_of(kind)
     row = load_row(session, editor, campaign_id, row_id)
-    names = group_fields(editor, group, row)
+    group_fields(editor, group, row)  # NotFound before reading the body when the kind has no such value
     data = await request.form()
     before = plan_view(plan_of(session, campaign_id=campaign_id)) if htmx else None
     merged = merged_data(session, editor, campaign_id, row, group, data)
@@ -80,10 +80,10 @@ async def post_inline(request: Request, campaign_id: int, campaign: CampaignDep,
         save_inline(session, editor, campaign_id, row, group, data, now=now, by=user_of(request))
     except FormInvalid as exc:
         whole = Form.rejected(editor.fields(session, campaign_id), merged, exc)
-        return _rejected(request, campaign, kind, row_id, group, whole, names, htmx, 422)
+        return _rejected(request, campaign, editor, row, group, whole, htmx, 422)
     except Stale:
         whole = Form.stale(form_of(session, editor, campaign_id, row), merged)
-        return _rejected(request, campaign, kind, row_id, group, whole, names, htmx, 409)
+        return _rejected(request, campaign, editor, row, group, whole, htmx, 409)
     plan_url = path_for(request.app, "plan", campaign_id=campaign_id)
     if not htmx:
         return redirect(plan_url, False)

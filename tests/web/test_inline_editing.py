@@ -61,6 +61,7 @@ def test_a_wrong_value_gets_its_message_at_the_field_and_nothing_is_written(clie
     assert response.status_code == 422
     assert 'class="field has-error" data-field="threshold"' in response.text
     assert 'value="-4"' in response.text  # what was typed stays
+    assert "Threshold: output throughput &gt;=, in tok/s" in response.text  # the small form says what it compares
     assert re.search(r'id="error-inline-gates-1-threshold-threshold">[^<]*0', response.text)
     assert client.get(f"/api/campaigns/{demo_id}/gates/1").json() == gate
 
