@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from app.db.repo import CampaignRows
 from app.db.tables import Effect as EffectRow
 from app.db.tables import HardwareSpec, ModelSpec, pk
@@ -95,6 +97,23 @@ def to_model_spec(row: ModelSpec) -> ceilings.ModelSpec:
     )
 
 
+def to_core_gate(g, tier_keys: Mapping[int | None, str], regime_names: Mapping[int | None, str]) -> core.Gate:
+    """A gate row as the core reads it, its tier and regimes by key and name."""
+    return core.Gate(
+        tier_key=tier_keys[g.tier_id],
+        regime=regime_names[g.regime_id],
+        metric=g.metric,
+        comparator=core.Comparator(g.comparator),
+        threshold=g.threshold,
+        relative_pct=g.relative_pct,
+        reference_regime=regime_names.get(g.reference_regime_id) if g.reference_regime_id else None,
+        aggregation=Aggregation(g.aggregation),
+        window=g.window,
+        min_samples=g.min_samples,
+        severity=core.Severity(g.severity),
+    )
+
+
 def to_core(rows: CampaignRows) -> core.Campaign:
     """The planning core's view of a campaign's rows (ceilings and calibration are added by the services)."""
     regime_names = {r.id: r.name for r in rows.regimes}
@@ -124,22 +143,7 @@ def to_core(rows: CampaignRows) -> core.Campaign:
             )
             for i in rows.interventions
         ),
-        gates=tuple(
-            core.Gate(
-                tier_key=tier_keys[g.tier_id],
-                regime=regime_names[g.regime_id],
-                metric=g.metric,
-                comparator=core.Comparator(g.comparator),
-                threshold=g.threshold,
-                relative_pct=g.relative_pct,
-                reference_regime=regime_names.get(g.reference_regime_id) if g.reference_regime_id else None,
-                aggregation=Aggregation(g.aggregation),
-                window=g.window,
-                min_samples=g.min_samples,
-                severity=core.Severity(g.severity),
-            )
-            for g in rows.gates
-        ),
+        gates=tuple(to_core_gate(g, tier_keys, regime_names) for g in rows.gates),
         measurements=measurements,
         objectives=tuple(core.Objective(s.metric, core.Comparator(s.comparator), s.threshold) for s in rows.slos),
     )

@@ -26,6 +26,7 @@ from app.planning.model import Comparator, PlanningError, Severity, Status, Thre
 from app.planning.stats import Aggregation
 from app.services.errors import FormInvalid, NotFound, Stale
 from app.services.forms import Field, Form, idempotency_key, version_of
+from app.services.row_labels import gate_label, slo_label
 from app.services.snapshots import keep_snapshot
 from app.views.formatting import datetime_input, input_number
 
@@ -45,6 +46,7 @@ class Editor:
     options: Callable[[Session, int], Options] = lambda session, campaign_id: {}
     current: Callable[[Session, Any], dict[str, Any]] = lambda session, row: {}  # values beyond the row's columns
     warnings: Callable[[Session, int, Any], dict[str, str]] = lambda session, campaign_id, row: {}  # of a saved row
+    label: Callable[[Session, Any], str] | None = None  # the row in the change log (None: its key, name or id)
     deletable: bool = True
 
     def fields(self, session: Session, campaign_id: int) -> tuple[Field, ...]:
@@ -137,7 +139,8 @@ def _created_with(session: Session, editor: Editor, campaign_id: int, key: str) 
 def log_change(session: Session, campaign_id: int, editor: Editor, row: Any, action: str, now: datetime,
                by: str) -> str:
     """Note the edit in the campaign's change log, in the edit's own transaction; returns its line."""
-    name = getattr(row, "key", None) or getattr(row, "name", None) or f"#{row.id}"
+    name = (editor.label(session, row) if editor.label else None) or getattr(row, "key", None) or \
+        getattr(row, "name", None) or f"#{row.id}"
     return note_change(session, campaign_id, editor.kind, row.id, action, f"{editor.noun} {name}", now, by)
 
 
@@ -352,8 +355,9 @@ INTERVENTION_EDITOR = (Editor("interventions", "intervention", Intervention, m.I
                 current=_intervention_current))
 GATE_EDITOR = (Editor("gates", "gate", Gate, m.GateCreate, m.GateUpdate, m.GatePublic, _gate_apply, _campaign_of_gate,
                 options=lambda s, c: {"tier_id": _tier_options(s, c), "regime_id": _regime_options(s, c),
-                                      "reference_regime_id": _regime_options(s, c), "metric": m.METRIC_OPTIONS}))
+                                      "reference_regime_id": _regime_options(s, c), "metric": m.METRIC_OPTIONS},
+                label=gate_label))
 SLO_EDITOR = (Editor("slos", "service-level objective", Slo, m.SloCreate, m.SloUpdate, m.SloPublic, _slo_apply,
-               _own_campaign, options=lambda s, c: {"metric": m.SLO_METRIC_OPTIONS}))
+               _own_campaign, options=lambda s, c: {"metric": m.SLO_METRIC_OPTIONS}, label=slo_label))
 CAMPAIGN_EDITOR = (Editor("campaign", "campaign", Campaign, m.CampaignSettings, m.CampaignUpdate, m.CampaignPublic,
                 _campaign_apply, lambda session, row: row.id, deletable=True))

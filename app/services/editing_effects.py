@@ -27,6 +27,7 @@ from app.planning.model import SHARE_TOLERANCE, PlanningError, Provenance
 from app.services.editing import Editor, _set, note_change
 from app.services.errors import FormInvalid, Stale
 from app.services.forms import version_of
+from app.services.row_labels import effect_label
 from app.services.snapshots import keep_snapshot
 from app.views.formatting import input_number
 
@@ -129,7 +130,7 @@ def _effect_warnings(session: Session, campaign_id: int, effect: Effect) -> dict
 
 EFFECT_EDITOR = (
     Editor("effects", "effect", Effect, EffectCreate, EffectUpdate, EffectPublic, _effect_apply, _campaign_of_effect,
-           options=_effect_options, current=_effect_current, warnings=_effect_warnings)
+           options=_effect_options, current=_effect_current, warnings=_effect_warnings, label=effect_label)
 )
 
 # profiles: each save adds a new profile, so earlier splits stay on record

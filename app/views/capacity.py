@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -12,8 +13,9 @@ from app.planning.metrics import metric_unit
 from app.views import formatting as fmt
 
 
-def slo_text(slo: SloPublic) -> str:
-    return f"{fmt.metric(slo.metric)} {slo.comparator.value} {fmt.number(slo.threshold, metric_unit(slo.metric))}"
+def slo_text(slo: SloPublic | Any) -> str:
+    """"P99 time to first token <= 2,000 ms" (a stored row or its public model)."""
+    return f"{fmt.metric(slo.metric)} {slo.comparator} {fmt.number(slo.threshold, metric_unit(slo.metric))}"
 
 
 def point_text(check: PointCheck) -> str:

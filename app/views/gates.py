@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from app.planning.gates import Criterion, GateResult, GateStatus, describe, tier_validated
 from app.planning.metrics import metric_unit
-from app.planning.model import Severity, Tier
+from app.planning.model import Gate, Severity, Tier
 from app.planning.stats import CONFIDENCE
 from app.views import formatting as fmt
 
@@ -18,8 +18,13 @@ from app.views import formatting as fmt
 def condition_text(result: GateResult) -> str:
     """"output throughput >= 40 tok/s", "median of the last 5 runs (3 needed): output throughput >= +30% over c1's
     baseline"."""
-    unit = metric_unit(result.gate.metric)
-    return describe(result.gate, lambda value: fmt.number(value, unit), fmt.metric)
+    return gate_condition(result.gate)
+
+
+def gate_condition(gate: Gate) -> str:
+    """A gate's condition in words, its numbers with their unit."""
+    unit = metric_unit(gate.metric)
+    return describe(gate, lambda value: fmt.number(value, unit), fmt.metric)
 
 
 def _criterion_text(criterion: Criterion, result: GateResult, unit: str) -> str:
