@@ -24,6 +24,7 @@ from app.models.fields import Options, check_options, form_fields, parse_form, p
 from app.planning import model as core
 from app.planning.model import Comparator, PlanningError, Severity, Status, ThreePoint
 from app.planning.stats import Aggregation
+from app.services.change_text import change_text
 from app.services.errors import FormInvalid, NotFound, Stale
 from app.services.forms import Field, Form, idempotency_key, version_of
 from app.services.row_labels import gate_label, slo_label
@@ -105,6 +106,7 @@ def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: B
         if earlier is not None:
             return earlier
     check_options(values, editor.options(session, campaign_id))
+    before = editor.values_of(session, row) if row is not None else None
     if row is not None:
         claim(session, editor.table, row, editor.noun, seen_version)
     stored, errors = editor.apply(session, campaign_id, row, plain_values(values), now)
@@ -113,8 +115,9 @@ def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: B
         raise FormInvalid(errors)
     session.add(stored)
     session.flush()
+    detail = change_text(editor.create, before, editor.values_of(session, stored)) if before is not None else ""
     line = log_change(session, campaign_id or stored.id, editor, stored, "created" if row is None else "updated", now,
-                      by)
+                      by, detail)
     if row is None and key:
         session.add(Submission(key=key, kind=editor.kind[:20], result_id=stored.id, created_at=now))
     keep_snapshot(session, campaign_id or stored.id, line, now=now, by=by)
@@ -137,11 +140,13 @@ def _created_with(session: Session, editor: Editor, campaign_id: int, key: str) 
 
 
 def log_change(session: Session, campaign_id: int, editor: Editor, row: Any, action: str, now: datetime,
-               by: str) -> str:
-    """Note the edit in the campaign's change log, in the edit's own transaction; returns its line."""
+               by: str, detail: str = "") -> str:
+    """Note the edit in the campaign's change log, in the edit's own transaction; returns its line ("updated
+    intervention A1: Status proposed → landed")."""
     name = (editor.label(session, row) if editor.label else None) or getattr(row, "key", None) or \
         getattr(row, "name", None) or f"#{row.id}"
-    return note_change(session, campaign_id, editor.kind, row.id, action, f"{editor.noun} {name}", now, by)
+    label = f"{editor.noun} {name}" + (f": {detail}" if detail else "")
+    return note_change(session, campaign_id, editor.kind, row.id, action, label, now, by)
 
 
 def note_change(session: Session, campaign_id: int, kind: str, row_id: int, action: str, label: str,
@@ -149,8 +154,9 @@ def note_change(session: Session, campaign_id: int, kind: str, row_id: int, acti
     """One line of the campaign's change log (any saved edit: editors, specs, profiles, kernel rules), added to
     the edit's own transaction; returns it in words ("updated intervention A1"), the cause of the plan's
     snapshot."""
+    label = label if len(label) <= 200 else label[:199] + "…"
     session.add(ChangeLog(campaign_id=campaign_id, at=now, by=by, kind=kind[:20], row_id=row_id, action=action,
-                          label=label[:200]))
+                          label=label))
     return f"{action} {label}"
 
 

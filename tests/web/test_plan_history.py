@@ -42,7 +42,7 @@ def test_each_change_keeps_a_snapshot_with_its_cause_and_a_refused_one_keeps_non
     assert response.status_code == 200, response.text
     kept = snapshots(app)
     assert [s.cause for s in kept[1:]] == ["measured output throughput = 12.5 tok/s of batch 1 (baseline)",
-                                           "updated effect of A1 (step)"]
+                                           "updated effect of A1 (step): Speedup likely (x) 4.8 → 5"]
     assert [s.taken_at.day for s in kept] == [1, 2, 3]
 
 
