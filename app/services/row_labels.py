@@ -1,5 +1,5 @@
 """How the change log and the plan's history name a row that has no key or name of its own: a gate ("gate of
-tier A on batch 1: output throughput >= 40.0 tok/s"), an objective, an effect ("effect of A1 (bucket on
+tier A on batch 1 (output throughput >= 40.0 tok/s)"), an objective, an effect ("effect of A1 (bucket on
 attention)"). The conditions are written as the plan page writes them."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def gate_label(session: Session, gate: Any) -> str:
     if tier is None or gate.regime_id not in names:
         return ""
     core = to_core_gate(gate, {gate.tier_id: tier.key}, names)
-    return f"of tier {tier.key} on {core.regime}: {gate_condition(core)}"
+    return f"of tier {tier.key} on {core.regime} ({gate_condition(core)})"
 
 
 def slo_label(session: Session, slo: Any) -> str:

@@ -147,7 +147,7 @@ def test_the_changes_page_says_who_saved_each_edit(client, app, clock, demo_id):
     assert page.status_code == 200
     rows = re.findall(r"<tr><td class=\"nowrap\">[^<]*</td><td>([^<]*)</td>\s*<td>(?:<a [^>]*>)?([^<]*)", page.text)
     assert rows[:3] == [("ana", "created tier D"),
-                        ("ana", "deleted gate of tier A on batch 1: output throughput &gt;= 40.0 tok/s"),
+                        ("ana", "deleted gate of tier A on batch 1 (output throughput &gt;= 40.0 tok/s)"),
                         ("ana", "updated regime batch 1: Target output tok/s 1,000 → 1,200")]
 
 
