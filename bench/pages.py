@@ -15,6 +15,7 @@ _bootstrap.ensure_project_python()
 
 import argparse
 import http.client
+import json
 import os
 import socket
 import subprocess
@@ -63,8 +64,10 @@ def rate(port: int, path: str, requests: int, clients: int) -> tuple[float, floa
     return len(latencies) / elapsed, latencies[len(latencies) // 2] * 1000, latencies[int(len(latencies) * 0.99)] * 1000
 
 
-def post_bytes(port: int) -> tuple[int, int]:
-    """Bytes of the htmx answer to a measurement POST, and of the whole plan page."""
+def post_bytes(port: int) -> tuple[int, int, int, float, float]:
+    """Bytes of the htmx answer to a measurement POST, of the whole plan page and of the answer to an inline edit
+    of an estimate (the blocks it moved); the median seconds of that inline save, and of the same edit saved
+    and the plan page loaded again (what a full form does)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     connection.request("GET", "/campaigns/1")
     page = len(connection.getresponse().read())
@@ -73,8 +76,30 @@ def post_bytes(port: int) -> tuple[int, int]:
     connection.request("POST", "/campaigns/1/measurements", body=body,
                        headers={"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true"})
     fragment = len(connection.getresponse().read())
+    inline, saves = 0, []
+    for version, likely in enumerate(("2", "1.5") * 5, start=1):  # A1's dense_gemm estimate, back and forth
+        body = urllib.parse.urlencode({"speedup_low": "1.2", "speedup_likely": likely, "speedup_high": "2.5",
+                                       "provenance": "assumed", "version": str(version)})
+        start = time.perf_counter()
+        connection.request("POST", "/campaigns/1/effects/2/inline/estimate", body=body,
+                           headers={"Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true"})
+        answer = connection.getresponse()
+        inline = len(answer.read())
+        saves.append(time.perf_counter() - start)
+        assert answer.status == 200, answer.status
+    reloads = []  # the same edit saved without htmx (a JSON PATCH), then the plan page loaded again, as a form does
+    for version, likely in enumerate(("2", "1.5") * 5, start=len(saves) + 1):
+        start = time.perf_counter()
+        connection.request("PATCH", "/api/campaigns/1/effects/2", body=json.dumps({"speedup_likely": float(likely)}),
+                           headers={"Content-Type": "application/json", "If-Match": f'"{version}"'})
+        answer = connection.getresponse()
+        answer.read()
+        assert answer.status == 200, answer.status
+        connection.request("GET", "/campaigns/1")
+        connection.getresponse().read()
+        reloads.append(time.perf_counter() - start)
     connection.close()
-    return fragment, page
+    return fragment, page, inline, sorted(saves)[len(saves) // 2], sorted(reloads)[len(reloads) // 2]
 
 
 def main() -> None:
@@ -98,7 +123,7 @@ def main() -> None:
                     raise SystemExit("the server did not start") from None
                 time.sleep(0.1)
         rates = {path: rate(port, path, args.requests, args.clients) for path in URLS}
-        fragment, page = post_bytes(port)
+        fragment, page, inline, save_s, reload_s = post_bytes(port)
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -109,6 +134,9 @@ def main() -> None:
               f"p99 {p99:6.1f} ms")
     print(f"  plan page ratio {rates['/campaigns/1'][0] / bare:.3f} (goal >= 0.4)")
     print(f"  measurement POST answer {fragment:,} B of a {page:,} B page: {fragment / page:.1%} (goal < 20%)")
+    print(f"  inline edit of an estimate: answer {inline:,} B, {inline / page:.1%} of the page; median save "
+          f"{save_s * 1000:.0f} ms against {reload_s * 1000:.0f} ms to save it and load the page again: "
+          f"{save_s / reload_s:.2f}x")
 
 
 if __name__ == "__main__":
