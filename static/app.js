@@ -90,6 +90,20 @@ document.addEventListener("htmx:load", function (event) {
     form.querySelector("input:not([type=hidden]), select");
   if (first) first.focus();
 });
+// After a save or a cancel the value is shown again, swapped in out of band: the focus goes back to it, so a
+// keyboard user carries on from where they were.
+var lastInlineForm = null;
+document.addEventListener("htmx:beforeRequest", function (event) {
+  var form = event.detail.elt.closest && event.detail.elt.closest("form.value-form");
+  lastInlineForm = form ? form.id : null;
+});
+document.addEventListener("htmx:load", function () {
+  if (!lastInlineForm) return;
+  var value = document.querySelector("span.editable#" + lastInlineForm + " a.editable-value");
+  if (!value) return;
+  lastInlineForm = null;
+  value.focus();
+});
 document.addEventListener("keydown", function (event) {
   if (event.key !== "Escape" || !event.target.closest) return;
   var form = event.target.closest("form.value-form");

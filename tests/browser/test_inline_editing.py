@@ -59,6 +59,7 @@ def test_a_wrong_value_is_refused_at_its_field_and_escape_puts_the_value_back(se
     screenshot("inline-2-refused")
     page.keyboard.press("Escape")
     page.locator(f"span.editable#{cell}").wait_for()
+    page.wait_for_function("cell => document.activeElement.closest('span.editable')?.id === cell", arg=cell)
     assert page.locator(f"#{cell}").inner_text() == shown  # nothing was saved
     page.reload()
     assert page.locator(f"#{cell}").inner_text() == shown
@@ -71,6 +72,7 @@ def test_a_status_and_a_gate_threshold_changed_in_place(server, page, screenshot
     form.locator("select[name=status]").select_option("landed")
     save(page, cell)
     assert page.locator(f"#{cell} .badge").inner_text() == "landed"
+    page.wait_for_function("cell => document.activeElement.closest('span.editable')?.id === cell", arg=cell)
     progress = page.locator("#tier-status-1").inner_text()
     assert "landed" in progress
 
