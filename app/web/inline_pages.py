@@ -4,6 +4,8 @@ messages at the fields. Without JavaScript the values are links to the full edit
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
@@ -27,6 +29,16 @@ def _form_html(request: Request, campaign_id: int, kind: str, row_id: int, group
     macros = request.app.state.templates.env.globals["inline"]
     html = macros.inline_form(campaign_id, kind, row_id, group, form)
     return HTMLResponse(str(html), status_code=status, headers={"Vary": "HX-Request"})
+
+
+def _on_plan_page(request: Request, campaign_id: int) -> bool:
+    """Whether htmx sent the request from the plan page (its blocks can be swapped in); from elsewhere (a regime's
+    page) the page is loaded again after a save or a cancel."""
+    current = urlsplit(request.headers.get("HX-Current-URL", "")).path
+    return current in ("", path_for(request.app, "plan", campaign_id=campaign_id))
+
+
+REFRESH = {"HX-Refresh": "true", "Vary": "HX-Request"}
 
 
 def _blocks(request: Request, before: PlanReport | None, after: PlanReport, cell: str) -> HTMLResponse:
@@ -59,6 +71,8 @@ def open_inline(request: Request, campaign_id: int, _campaign: CampaignDep, kind
     group_fields(editor, group, row)
     if not htmx:
         return redirect(path_for(request.app, "edit_row", campaign_id=campaign_id, kind=kind, row_id=row_id), False)
+    if cancel and not _on_plan_page(request, campaign_id):
+        return HTMLResponse("", headers=REFRESH)
     if cancel:
         return _blocks(request, None, plan_view(plan_of(session, campaign_id=campaign_id)),
                        cell_id(kind, row_id, group))
@@ -74,7 +88,7 @@ async def post_inline(request: Request, campaign_id: int, campaign: CampaignDep,
     row = load_row(session, editor, campaign_id, row_id)
     group_fields(editor, group, row)  # NotFound before reading the body when the kind has no such value
     data = await request.form()
-    before = plan_view(plan_of(session, campaign_id=campaign_id)) if htmx else None
+    before = plan_view(plan_of(session, campaign_id=campaign_id)) if htmx and _on_plan_page(request, campaign_id) else None
     merged = merged_data(session, editor, campaign_id, row, group, data)
     try:
         save_inline(session, editor, campaign_id, row, group, data, now=now, by=user_of(request))
@@ -87,5 +101,7 @@ async def post_inline(request: Request, campaign_id: int, campaign: CampaignDep,
     plan_url = path_for(request.app, "plan", campaign_id=campaign_id)
     if not htmx:
         return redirect(plan_url, False)
+    if not _on_plan_page(request, campaign_id):
+        return HTMLResponse("", headers=REFRESH)
     after = plan_view(plan_of(session, campaign_id=campaign_id))
     return _blocks(request, before, after, cell_id(kind, row_id, group))

@@ -84,3 +84,15 @@ def test_a_status_and_a_gate_threshold_changed_in_place(server, page, screenshot
     row = page.locator(f'tr.gate:has(#{gate})')
     assert row.get_attribute("data-status") in {"fail", "pending"}
     screenshot("inline-3-saved")
+
+
+def test_a_target_changed_on_a_regimes_page(server, page, screenshot):
+    page.goto(server + "/campaigns/1/regimes/2")
+    cell = "inline-regimes-2-target"
+    form = open_inline(page, cell)
+    form.locator("input[name=target_tok_s]").fill("800")
+    with page.expect_navigation():  # the regime page loads again, recomputed
+        form.locator("button[type=submit]").click()
+    assert "800 tok/s" in page.locator(f"#{cell}").inner_text()
+    assert "800 tok/s" in page.locator(".projection-chart, svg.chart").first.inner_html()
+    screenshot("inline-4-regime-target")

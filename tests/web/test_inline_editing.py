@@ -126,3 +126,19 @@ def test_a_value_the_plan_does_not_show_still_saves_and_answers_200(client, demo
                            data={"status": "in progress", "version": loose["version"]})
     assert response.status_code == 200 and f"inline-interventions-{loose['id']}-status" not in response.text
     assert client.get(f"/api/campaigns/{demo_id}/interventions/{loose['id']}").json()["status"] == "in progress"
+
+
+def test_on_a_regimes_page_the_target_is_edited_in_place_and_the_page_loads_again(client, demo_id):
+    page = client.get(f"/campaigns/{demo_id}/regimes/2").text
+    assert '<span class="editable" id="inline-regimes-2-target">' in page
+    elsewhere = HTMX | {"HX-Current-URL": f"http://testserver/campaigns/{demo_id}/regimes/2"}
+    regime = client.get(f"/api/campaigns/{demo_id}/regimes/2").json()
+    saved = client.post(f"/campaigns/{demo_id}/regimes/2/inline/target", headers=elsewhere,
+                        data={"target_tok_s": "800", "target_provenance": "assumed", "version": regime["version"]})
+    assert saved.status_code == 200 and saved.headers["HX-Refresh"] == "true"  # the plan's blocks are not there
+    assert "target 800 tok/s" in text(client.get(f"/campaigns/{demo_id}/regimes/2").text)
+    cancel = client.get(f"/campaigns/{demo_id}/regimes/2/inline/target?cancel=1", headers=elsewhere)
+    assert cancel.headers["HX-Refresh"] == "true"
+    refused = client.post(f"/campaigns/{demo_id}/regimes/2/inline/target", headers=elsewhere,
+                          data={"target_tok_s": "0", "target_provenance": "assumed", "version": regime["version"] + 1})
+    assert refused.status_code == 422 and "HX-Refresh" not in refused.headers  # the small form, with its message
