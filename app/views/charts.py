@@ -7,7 +7,7 @@ Each drawn value carries its number in a data attribute, so a test reads back wh
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -55,6 +55,14 @@ def _tick(value: float) -> str:
     return f"{value:,.0f}" if value >= 10 or value == int(value) else f"{value:,.2g}"
 
 
+def y_grid(scale: Scale, label: Callable[[float], str] | None = None, right: float = WIDTH - RIGHT) -> list[str]:
+    """A chart's horizontal grid lines, one a tick of `scale`, each with its label on the left axis."""
+    label = label or _tick
+    return [f'<line class="grid" x1="{LEFT}" x2="{right}" y1="{scale.y(tick):.1f}" y2="{scale.y(tick):.1f}"/>'
+            f'<text class="axis" x="{LEFT - 6}" y="{scale.y(tick) + 4:.1f}" text-anchor="end">'
+            f'{escape(label(tick))}</text>' for tick in scale.ticks()]
+
+
 def _nice(raw: float) -> float:
     power = 10 ** math.floor(math.log10(raw))
     return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
@@ -91,11 +99,7 @@ def projection_chart(chart_id: str, regime: str, points: Sequence[TierPoint], ta
              '</title>',
              f'<desc id="{escape(chart_id)}-desc">{escape(_describe(regime, drawn, target_tok_s, ceiling_tok_s))} '
              f'The table {escape(table_id)} holds the same figures.</desc>']
-    for tick in scale.ticks():
-        y = scale.y(tick)
-        parts.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>'
-                     f'<text class="axis" x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">'
-                     f'{escape(_tick(tick))}</text>')
+    parts += y_grid(scale)
     path, previous = [], None
     for i, p in enumerate(points):
         x0, x1 = LEFT + i * slot, LEFT + (i + 1) * slot
@@ -166,11 +170,7 @@ def history_chart(chart_id: str, regime: str, metric: str, unit: str, runs: Sequ
              f'{f", {len(runs) - len(kept)} retracted" if len(kept) < len(runs) else ""}; '
              f'{len(thresholds)} gate thresholds, {len(marks)} interventions landed. The table {escape(table_id)} '
              'lists every run.</desc>']
-    for tick in scale.ticks():
-        y = scale.y(tick)
-        parts.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>'
-                     f'<text class="axis" x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(_tick(tick))}'
-                     '</text>')
+    parts += y_grid(scale)
     for at, anchor in ((start, "start"), (end, "end")):
         parts.append(f'<text class="axis" x="{x(at):.1f}" y="{HEIGHT - 12}" text-anchor="{anchor}">'
                      f'{escape(fmt.date(at))}</text>')
@@ -274,10 +274,7 @@ def whatif_chart(chart_id: str, regime: str, curves: Sequence[tuple[str, Sequenc
              f'<title id="{cid}-title">What if one bucket of {escape(regime)} got faster</title>',
              f'<desc id="{cid}-desc">Whole-step speedup if only that bucket became s times faster, a curve a '
              f'bucket; the table {escape(table_id)} holds the figures.</desc>']
-    for tick in scale.ticks():
-        y = scale.y(tick)
-        parts.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>'
-                     f'<text class="axis" x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{tick:g}x</text>')
+    parts += y_grid(scale, lambda tick: f"{tick:g}x")
     for s in sorted(set(xs)):
         parts.append(f'<text class="axis" x="{x(s):.1f}" y="{HEIGHT - 12}" text-anchor="middle">{s:g}x</text>')
     previous: float | None = None
@@ -340,11 +337,7 @@ def waterfall_chart(chart_id: str, regime: str, bars: Sequence[Bar], table_id: s
              f'<title id="{cid}-title">Where each tier\'s gain in {escape(regime)} comes from</title>',
              f'<desc id="{cid}-desc">Output tok/s: the baseline, each intervention\'s gain in plan order, the '
              f'ceiling\'s cut, and the total after each tier; the table {escape(table_id)} holds the figures.</desc>']
-    for tick in scale.ticks():
-        y = scale.y(tick)
-        parts.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - 20}" y1="{y:.1f}" y2="{y:.1f}"/>'
-                     f'<text class="axis" x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(_tick(tick))}'
-                     '</text>')
+    parts += y_grid(scale, right=WIDTH - 20)
     for i, bar in enumerate(bars):
         x = LEFT + i * slot + 3
         top, bottom = scale.y(max(bar.start, bar.end)), scale.y(min(bar.start, bar.end))

@@ -10,7 +10,7 @@ from datetime import datetime
 from markupsafe import Markup, escape
 
 from app.views import formatting as fmt
-from app.views.charts import HEIGHT, LEFT, RIGHT, WIDTH, _attr, _tick, scale_of
+from app.views.charts import HEIGHT, LEFT, RIGHT, WIDTH, _attr, scale_of, y_grid
 
 
 @dataclass(frozen=True)
@@ -52,10 +52,7 @@ def timeline_chart(chart_id: str, regime: str, projected: Sequence[Projected], m
              f'<text class="legend" x="{LEFT + 19}" y="11">projected P50 in its P10–P90 band</text>'
              f'<circle class="run measured" cx="{LEFT + 230}" cy="7" r="3.2"/>'
              f'<text class="legend" x="{LEFT + 238}" y="11">measured</text></g>']
-    for tick in scale.ticks():
-        y = scale.y(tick)
-        parts.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>'
-                     f'<text class="axis" x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(_tick(tick))}</text>')
+    parts += y_grid(scale)
     for at, anchor in ((start, "start"), (end, "end")):
         parts.append(f'<text class="axis" x="{x(at):.1f}" y="{HEIGHT - 12}" text-anchor="{anchor}">'
                      f'{escape(fmt.date(at))}</text>')
