@@ -1,20 +1,19 @@
 """Inline editing: one value of a row (an intervention's status or effort, an effect's estimate, a gate's or an
 objective's threshold, a regime's target) changed where the plan shows it. The other fields keep their stored
-values, and the save is the editor's own (`save_form`): the same checks, the same 422 messages, the same
-version check, one commit."""
+values, and the save is the editor's own (`save_form` of `merged_data`): the same checks, the same 422
+messages, the same version check, one commit."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session
 
 from app.planning.metrics import metric_label, metric_unit
 from app.planning.model import EffectKind
-from app.services.editing import Editor, form_of, save_form
+from app.services.editing import Editor, form_of
 from app.services.errors import NotFound
 from app.services.forms import Form
 
@@ -104,9 +103,3 @@ def merged_data(session: Session, editor: Editor, campaign_id: int, row: Any, gr
     values["version"] = data.get("version", "")
     return values
 
-
-def save_inline(session: Session, editor: Editor, campaign_id: int, row: Any, group: str,
-                data: Mapping[str, Any], *, now: datetime, by: str = "") -> Any:
-    """Store the group's submitted values on the row; FormInvalid (nothing written) or Stale as `save_form`."""
-    return save_form(session, editor, campaign_id, row, merged_data(session, editor, campaign_id, row, group, data),
-                     now=now, by=by)

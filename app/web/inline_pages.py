@@ -9,11 +9,11 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
-from app.services.editing import Editor, form_of, load_row
+from app.services.editing import Editor, form_of, load_row, save_form
 from app.services.editors import editor_of
 from app.services.errors import FormInvalid, Stale
 from app.services.forms import Form
-from app.services.inline import cell_id, for_value, group_fields, inline_form, merged_data, save_inline
+from app.services.inline import cell_id, for_value, group_fields, inline_form, merged_data
 from app.services.plan import plan_of
 from app.views.plan import PlanReport, plan_view
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, user_of
@@ -88,20 +88,20 @@ async def post_inline(request: Request, campaign_id: int, campaign: CampaignDep,
     row = load_row(session, editor, campaign_id, row_id)
     group_fields(editor, group, row)  # NotFound before reading the body when the kind has no such value
     data = await request.form()
-    before = plan_view(plan_of(session, campaign_id=campaign_id)) if htmx and _on_plan_page(request, campaign_id) else None
+    in_place = htmx and _on_plan_page(request, campaign_id)  # else the page loads again after the save
+    before = plan_view(plan_of(session, campaign_id=campaign_id)) if in_place else None
     merged = merged_data(session, editor, campaign_id, row, group, data)
     try:
-        save_inline(session, editor, campaign_id, row, group, data, now=now, by=user_of(request))
+        save_form(session, editor, campaign_id, row, merged, now=now, by=user_of(request))
     except FormInvalid as exc:
         whole = Form.rejected(editor.fields(session, campaign_id), merged, exc)
         return _rejected(request, campaign, editor, row, group, whole, htmx, 422)
     except Stale:
         whole = Form.stale(form_of(session, editor, campaign_id, row), merged)
         return _rejected(request, campaign, editor, row, group, whole, htmx, 409)
-    plan_url = path_for(request.app, "plan", campaign_id=campaign_id)
     if not htmx:
-        return redirect(plan_url, False)
-    if not _on_plan_page(request, campaign_id):
+        return redirect(path_for(request.app, "plan", campaign_id=campaign_id), False)
+    if not in_place:
         return HTMLResponse("", headers=REFRESH)
     after = plan_view(plan_of(session, campaign_id=campaign_id))
     return _blocks(request, before, after, cell_id(kind, row_id, group))
