@@ -17,7 +17,7 @@ def assumptions(record: PlanRecord, core_effects: dict[int, Effect], gate_result
     names = {r.id: r.name for r in record.regimes}
     out = [f"target of {r.name}: {fmt.tok_s(r.target_tok_s)}" for r in record.regimes if r.target_provenance == assumed]
     out += [
-        f"{r.name} workload: concurrency {r.concurrency}, {r.input_tokens} in / {r.output_tokens} out tokens"
+        f"{r.name} workload: {fmt.workload(r.concurrency, r.input_tokens, r.output_tokens)}"
         for r in record.regimes
         if r.workload_provenance == assumed
     ]

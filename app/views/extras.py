@@ -83,26 +83,26 @@ def ceiling_texts(ceiling: Ceiling | None, projection: RegimeProjection) -> dict
 
 
 HARDWARE_LABELS = (
-    ("name", "GPU", ""), ("count", "GPUs a decode step spans", ""), ("memory_gb", "memory", "GB"),
+    ("name", "GPU", ""), ("count", "GPUs a decode step spans", "count"), ("memory_gb", "memory", "GB"),
     ("bandwidth_gb_s", "memory bandwidth", "GB/s"), ("tflops_bf16", "dense BF16", "TFLOP/s"),
-    ("tflops_fp8", "dense FP8", "TFLOP/s"), ("tflops_fp4", "dense FP4", "TFLOP/s"), ("sm_count", "SMs", ""),
-    ("interconnect", "interconnect", ""), ("scaling_efficiency", "scaling efficiency", ""),
+    ("tflops_fp8", "dense FP8", "TFLOP/s"), ("tflops_fp4", "dense FP4", "TFLOP/s"), ("sm_count", "SMs", "count"),
+    ("interconnect", "interconnect", ""), ("scaling_efficiency", "scaling efficiency", "share"),
 )
 MODEL_LABELS = (
     ("name", "model", ""), ("total_params_b", "total parameters", "params"), ("active_params_b", "active parameters", "params"),
-    ("layers", "MoE layers", ""), ("routed_experts", "routed experts E", ""), ("experts_per_token", "experts a token k", ""),
-    ("shared_experts", "shared experts", ""), ("dense_bytes_per_weight", "a dense weight", "bytes"),
-    ("expert_bytes_per_weight", "an expert weight", "bytes"), ("kv_bytes_per_token", "KV cache a token", "bytes"),
-    ("compute_dtype", "compute data type", ""),
+    ("layers", "MoE layers", "count"), ("routed_experts", "routed experts E", "count"),
+    ("experts_per_token", "experts a token k", "count"), ("shared_experts", "shared experts", "count"),
+    ("dense_bytes_per_weight", "dense weights", "weight"), ("expert_bytes_per_weight", "expert weights", "weight"),
+    ("kv_bytes_per_token", "KV cache a token", "bytes"), ("compute_dtype", "compute data type", ""),
 )
+_SPEC_FORMATS = {
+    "params": fmt.params, "bytes": fmt.size, "weight": fmt.weight_size, "count": fmt.count, "share": fmt.share,
+}
 
 
 def _spec_value(value: float, unit: str) -> str:
-    if unit == "params":
-        return fmt.params(value)
-    if unit == "bytes":
-        return fmt.size(value)
-    return f"{fmt.plain(value)} {unit}".strip()
+    """A spec figure as every page writes numbers: 1,792 GB/s, 284B params, 4.25 bits a weight, 80%."""
+    return _SPEC_FORMATS[unit](value) if unit in _SPEC_FORMATS else fmt.number(value, unit)
 
 
 def _pairs(row, labels) -> list[tuple[str, str]]:

@@ -54,6 +54,22 @@ def params(billions: float) -> str:
     return f"{plain(billions)}B params"
 
 
+def weight_size(n_bytes: float) -> str:
+    """What one weight takes, in bits as quantization formats are named, bytes beside: "4.25 bits a weight
+    (0.531 bytes)" for MXFP4 with its scales, never "0.53125 B" beside "284B params"."""
+    return f"{plain(n_bytes * 8)} bits a weight ({digits(n_bytes)} bytes)"
+
+
+def count(value: float) -> str:
+    """A count of things, thousands separated: 8, 188, 1,024."""
+    return f"{value:,.0f}" if float(value).is_integer() else plain(value)
+
+
+def workload(concurrency: int, input_tokens: int, output_tokens: int) -> str:
+    """A regime's workload in words: "concurrency 16, 1,024 in / 256 out tokens"."""
+    return f"concurrency {count(concurrency)}, {count(input_tokens)} in / {count(output_tokens)} out tokens"
+
+
 def factor(value: float | None) -> str:
     """A speedup or a shortfall: 1.70x, 16.4x, 100x, 1,234x, 6.62×10²⁰x."""
     return "—" if value is None else f"{digits(value)}x"

@@ -277,7 +277,7 @@ def _regime_view(regime: RegimePublic, projection: RegimeProjection, record: Pla
         id=regime.id,
         name=regime.name,
         concurrency=regime.concurrency,
-        workload_text=f"concurrency {regime.concurrency}, {regime.input_tokens} in / {regime.output_tokens} out tokens",
+        workload_text=fmt.workload(regime.concurrency, regime.input_tokens, regime.output_tokens),
         workload_provenance=regime.workload_provenance,
         target_tok_s=regime.target_tok_s,
         target_text=fmt.tok_s(regime.target_tok_s),

@@ -29,6 +29,13 @@ def test_bytes_take_si_prefixes_and_parameter_counts_stay_apart():
     assert fmt.size(1.2e12) == "1.20 TB"
     assert fmt.params(284) == "284B params"
     assert fmt.params(0.6) == "0.6B params"
+    assert fmt.weight_size(0.53125) == "4.25 bits a weight (0.531 bytes)"
+    assert fmt.weight_size(2) == "16 bits a weight (2.00 bytes)"
+
+
+def test_counts_and_workloads_are_thousands_separated():
+    assert fmt.count(1024) == "1,024" and fmt.count(8) == "8"
+    assert fmt.workload(16, 1024, 256) == "concurrency 16, 1,024 in / 256 out tokens"
 
 
 def test_factors_and_verdicts_are_written_with_the_same_digits():

@@ -125,7 +125,9 @@ def test_landing_an_intervention_and_measuring_after_it_calibrates_the_plan(clie
 
 def test_the_specs_page_and_forms(client, demo_id):
     page = client.get(f"/campaigns/{demo_id}/specs")
-    assert page.status_code == 200 and "NVIDIA RTX PRO 6000 Blackwell" in page.text and "1792 GB/s" in page.text
+    assert page.status_code == 200 and "NVIDIA RTX PRO 6000 Blackwell" in page.text and "1,792 GB/s" in page.text
+    # bytes a weight in bits as quantization formats are named, kept apart from the parameter counts beside them
+    assert "4.25 bits a weight (0.531 bytes)" in page.text and "284B params" in page.text and "80%" in page.text
     preset = client.get(f"/campaigns/{demo_id}/specs/hardware?preset=b200")
     assert 'value="8000"' in preset.text and "DGX B200 datasheet" in preset.text
 
