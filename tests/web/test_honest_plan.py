@@ -6,6 +6,9 @@ import re
 
 import pytest
 
+from app.planning.ceiling import ModelSpec as ModelShape
+from app.services.presets import MODEL_PRESETS
+
 HTMX = {"HX-Request": "true"}
 
 
@@ -157,10 +160,8 @@ def test_a_hardware_preset_spans_the_campaigns_gpus(client):
     assert count == "4" and 'value="8000"' in page
 
 
-@pytest.mark.parametrize("key", ["llama-3.1-8b", "llama-3.1-70b", "qwen3-30b-a3b", "deepseek-v4-flash"])
+@pytest.mark.parametrize("key", sorted(MODEL_PRESETS))
 def test_every_model_preset_is_a_model_the_core_accepts_and_gives_a_ceiling(client, demo_id, key):
-    from app.services.presets import MODEL_PRESETS
-
     preset = MODEL_PRESETS[key]
     body = preset.values() | {"name": preset.name, "sources": preset.sources(), "provenance": "reported"}
     response = client.put(f"/api/campaigns/{demo_id}/specs/model", json=body)
@@ -172,10 +173,33 @@ def test_every_model_preset_is_a_model_the_core_accepts_and_gives_a_ceiling(clie
 
 
 def test_dense_presets_read_their_published_shapes():
-    from app.services.presets import MODEL_PRESETS
-
     llama8, llama70 = MODEL_PRESETS["llama-3.1-8b"].values(), MODEL_PRESETS["llama-3.1-70b"].values()
     assert (llama8["layers"], llama8["kv_bytes_per_token"]) == (32, 2 * 32 * 8 * 128 * 2)  # 128 KiB a token
     assert (llama70["layers"], llama70["kv_bytes_per_token"]) == (80, 2 * 80 * 8 * 128 * 2)
     qwen = MODEL_PRESETS["qwen3-30b-a3b"].values()
     assert (qwen["routed_experts"], qwen["experts_per_token"], qwen["kv_bytes_per_token"]) == (128, 8, 98_304)
+
+
+# hidden_size and moe_intermediate_size (intermediate_size for Mixtral and gpt-oss) of each published config.json:
+# a routed expert is three hidden x intermediate matrices (gate, up, down)
+PUBLISHED_EXPERT_SHAPES = {"qwen3-30b-a3b": (2048, 768), "qwen3-235b-a22b": (4096, 1536),
+                           "mixtral-8x7b": (4096, 14336), "gpt-oss-120b": (2880, 2880), "deepseek-v3": (7168, 2048)}
+
+
+@pytest.mark.parametrize("key", sorted(PUBLISHED_EXPERT_SHAPES))
+def test_moe_presets_counts_give_back_the_published_expert_size(key):
+    """Total and active parameters, MoE layers, E and k are checked together: the expert size the ceiling derives
+    from them, (total - active) / (L (E - k)), is the published expert's within 1%."""
+    hidden, intermediate = PUBLISHED_EXPERT_SHAPES[key]
+    values = MODEL_PRESETS[key].values()
+    spec = ModelShape(name=key, **{name: values[name] for name in (
+        "total_params_b", "active_params_b", "layers", "routed_experts", "experts_per_token", "shared_experts",
+        "dense_bytes_per_weight", "expert_bytes_per_weight", "kv_bytes_per_token")})
+    assert spec.expert_params() == pytest.approx(3 * hidden * intermediate, rel=0.01)
+
+
+def test_kv_cache_presets_follow_their_attention():
+    v3, gpt_oss = MODEL_PRESETS["deepseek-v3"].values(), MODEL_PRESETS["gpt-oss-120b"].values()
+    assert v3["kv_bytes_per_token"] == 61 * 576 * 2  # MLA: one 512 + 64 latent a layer, not K and V per head
+    assert gpt_oss["kv_bytes_per_token"] == 2 * 18 * 8 * 64 * 2  # the 18 full-attention layers
+    assert gpt_oss["expert_bytes_per_weight"] == 4.25 / 8
