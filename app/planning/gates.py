@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from app.planning.metrics import metric_label, metric_unit
 from app.planning.model import Comparator, Gate, Measurement, Severity, Tier
 from app.planning.stats import CONFIDENCE, Aggregation, aggregate, bootstrap_interval, ratio_interval
 
@@ -65,9 +66,12 @@ def required_ratio(gate: Gate) -> float | None:
     return None if gate.relative_pct is None else 1 + gate.relative_pct / 100
 
 
-def describe(gate: Gate, number: Callable[[float], str] = "{:,.6g}".format, name: Callable[[str], str] = str) -> str:
-    """The gate's condition in words, numbers written by `number` and the metric by `name`: "output_tok_s >= 40",
-    "median of the last 5 runs (3 needed): output_tok_s >= +30% over c1's baseline"."""
+def describe(gate: Gate, number: Callable[[float], str] | None = None, name: Callable[[str], str] = metric_label) -> str:
+    """The gate's condition in words, numbers written by `number` (default: 4 significant figures and the metric's
+    unit) and the metric by `name`: "output throughput >= 40 tok/s", "median of the last 5 runs (3 needed): output
+    throughput >= +30% over c1's baseline"."""
+    unit = metric_unit(gate.metric)
+    number = number or (lambda value: f"{value:,.4g} {unit}".strip())
     parts = []
     if gate.threshold is not None:
         parts.append(f"{gate.comparator.value} {number(gate.threshold)}")

@@ -12,7 +12,7 @@ from app.db import jobs, links, repo
 from app.db.tables import ImportRecord, Measurement, MeasurementInclude, Profile, ProfileShare, Regime, pk
 from app.planning import model as core
 from app.services.errors import FormInvalid, NotFound
-from app.services.imports import INSERT_CHUNK, Preview, mark_duplicates, reading_of
+from app.services.imports import INSERT_CHUNK, Preview, mark_duplicates, problem_line, reading_of
 from app.services.measurements import load_rows, problems_of
 from app.services.snapshots import keep_snapshot
 
@@ -90,11 +90,11 @@ def _settle(session, campaign_id: int, preview: Preview, *, now, measured_at, co
         raise FormInvalid({"measured_at": f"{', '.join(undated)} carries no date: give the time it was measured"})
     readings = [reading_of(m, now, preview.measurement_kind) for m in preview.measurements]
     found = problems_of(load_rows(session, campaign_id, baselines_only=True), readings, now=now)
-    errors = [f"{row.where}, {row.metric}: {p.message}" for row, ps in zip(preview.measurements, found, strict=False) for p in ps
+    errors = [problem_line(row, p.message) for row, ps in zip(preview.measurements, found, strict=False) for p in ps
               if not p.confirmable]
     if errors:
         raise FormInvalid({"measured_at" if "future" in errors[0] else "files": errors[0]})
-    warnings = [f"{row.where}, {row.metric} {row.value:g}: {p.message}"
+    warnings = [problem_line(row, p.message)
                 for row, ps in zip(preview.measurements, found, strict=False) for p in ps]
     if warnings and not confirmed:
         raise FormInvalid({"confirm": "; ".join(warnings)}, confirmable=True)

@@ -21,7 +21,7 @@ from app.importers.records import BenchmarkRun
 from app.models.measurements import ImportOptionsForm
 from app.planning import model as core
 from app.planning.checks import Reading
-from app.planning.metrics import metric_unit
+from app.planning.metrics import metric_label, metric_unit
 from app.services.analysis import core_campaign
 from app.services.errors import FormInvalid
 from app.services.import_effects import measurement_consequences, mismatches, profile_consequences
@@ -203,7 +203,7 @@ def _measurement_preview(session, rows, infos, options: ImportOptions, regimes: 
         preview.consequences += measurement_consequences(campaign, [_core(r) for r in readings])
         for row, found in zip(preview.measurements, problems_of(rows, readings, now=now), strict=False):
             for problem in found:
-                line = f"{row.where}, {row.metric} {row.value:g}: {problem.message}"
+                line = problem_line(row, problem.message)
                 (preview.flagged if problem.confirmable else preview.problems).append(line)
     return preview
 
@@ -255,6 +255,11 @@ def _run_date(run: BenchmarkRun) -> datetime | None:
         return datetime.strptime(run.measured_at, "%Y%m%d-%H%M%S").replace(tzinfo=UTC) if run.measured_at else None
     except ValueError:
         return None
+
+
+def problem_line(row: MeasurementRow, message: str) -> str:
+    """What is wrong with one imported value, said where it is: "run.json, output throughput 45.2 tok/s: ..."."""
+    return f"{row.where}, {metric_label(row.metric)} {row.value:,.4g} {row.unit}".rstrip() + f": {message}"
 
 
 def reading_of(row: MeasurementRow, now: datetime, kind: str = "") -> Reading:

@@ -63,6 +63,7 @@ def test_a_tenth_of_the_baseline_is_flagged_too():
 def test_a_gate_passing_baseline_without_its_tier_is_flagged_at_the_kind_field():
     (problem,) = problems(45.0, kind=MeasurementKind.BASELINE)
     assert problem.field == "kind" and problem.confirmable and "does not include A1" in problem.message
+    assert "(output throughput >= 40 tok/s)" in problem.message  # the metric in words, the threshold with its unit
     assert problems(45.0, kind=MeasurementKind.BASELINE, includes={"A1"}) == []
     assert problems(45.0, kind=MeasurementKind.GATE_CHECK) == []
     rejected = [make_intervention("A1", step_effect(4, "batch 1"), status=Status.REJECTED)]

@@ -87,6 +87,8 @@ def test_runs_are_matched_to_regimes_by_concurrency(client, app, demo_id):
 def test_runs_that_pass_a_gate_without_saying_they_include_the_tier_are_flagged(client, app, demo_id):
     preview = upload(client, demo_id, "vllm_serve_append.json")
     assert "does not include A1, A2" in html.unescape(preview.text)
+    # said where the value is, the metric in words and the value with its unit
+    assert re.search(r"vllm_serve_append\.json[^:]*, output throughput [\d,.]+ tok/s: ", html.unescape(preview.text))
     assert confirm(client, demo_id, token_of(preview.text)).status_code == 422
     as_checks = upload(client, demo_id, "vllm_serve_append.json", kind="gate check")
     assert "recorded as a gate check: the baseline stays 10.0 tok/s" in html.unescape(as_checks.text)
