@@ -21,6 +21,7 @@ from app.planning.metrics import metric_label
 from app.planning.model import PlanningError
 from app.services.analysis import Analysis, analyse
 from app.services.errors import NotFound
+from app.views import formatting as fmt
 
 FIGURES = 4  # significant figures kept
 log = logging.getLogger(__name__)
@@ -117,7 +118,7 @@ def keep_snapshot(session: Session, campaign_id: int, cause: str, *, now: dateti
 
 def measurement_cause(metric: str, value: float, unit: str, regime: str, kind: str = "baseline") -> str:
     """"measured output throughput = 512 tok/s of batch 1 (baseline)": a measurement's line in the history."""
-    return f"measured {metric_label(metric)} = {value:g} {unit} of {regime} ({kind})".replace("  ", " ")
+    return f"measured {metric_label(metric)} = {fmt.number(value, unit)} of {regime} ({kind})"
 
 
 def history_of(session: Session, campaign_id: int, *, since: datetime | None = None) -> list[Snapshot]:

@@ -104,6 +104,12 @@ def share(value: float) -> str:
     return f"{value * 100:.0f}%" if value >= 0.01 or value == 0 else f"{value * 100:.1f}%"
 
 
+def change(ratio: float) -> str:
+    """A relative change, new over old: "+3.2%", "-6.9%", and small ones kept visible: "-0.079%"."""
+    pct = (ratio - 1) * 100
+    return f"{pct:+.1f}%" if abs(pct) >= 0.1 or pct == 0 else f"{pct:+.2g}%"
+
+
 def days(value: float) -> str:
     return f"{plain(value)} d"
 

@@ -71,7 +71,8 @@ class ChangeRow:
     effects: list[Effect]
 
 
-def _effect(before: RegimeFigures | None, after: RegimeFigures | None, name: str) -> Effect:
+def regime_effect(before: RegimeFigures | None, after: RegimeFigures | None, name: str) -> Effect:
+    """What one change did to regime `name`'s projection after the last tier, its baseline and its ceiling."""
     if after is None:
         return Effect(name, "regime removed", True)
     if before is None:
@@ -86,9 +87,11 @@ def _effect(before: RegimeFigures | None, after: RegimeFigures | None, name: str
     if ((old_p50, old_p, before.baseline_tok_s, before.ceiling_tok_s)
             == (new_p50, new_p, after.baseline_tok_s, after.ceiling_tok_s)):
         return Effect(name, "no change", False)
-    text = f"P50 {fmt.digits(old_p50) if old_p50 else '—'} → {fmt.tok_s(new_p50)}"
-    if old_p50 and new_p50:
-        text += f" ({(new_p50 / old_p50 - 1) * 100:+.3g}%)"
+    if old_p50 and new_p50 and fmt.digits(old_p50) == fmt.digits(new_p50):  # not "127 → 127"
+        text = f"P50 {fmt.tok_s(new_p50)} ({fmt.change(new_p50 / old_p50)})"
+    else:
+        text = f"P50 {fmt.digits(old_p50) if old_p50 else '—'} → {fmt.tok_s(new_p50)}"
+        text += f" ({fmt.change(new_p50 / old_p50)})" if old_p50 and new_p50 else ""
     if old_p != new_p:
         text += f", P(target) {fmt.probability(old_p)} → {fmt.probability(new_p)}"
     if before.baseline_tok_s != after.baseline_tok_s:
@@ -106,7 +109,7 @@ def changes_since(history: Sequence[Snapshot], before: Snapshot | None) -> list[
     for snapshot in history:
         names = [r.regime for r in snapshot.regimes]
         names += [r.regime for r in (previous.regimes if previous else ()) if r.regime not in names]
-        effects = [_effect(previous.of(n) if previous else None, snapshot.of(n), n) for n in names]
+        effects = [regime_effect(previous.of(n) if previous else None, snapshot.of(n), n) for n in names]
         rows.append(ChangeRow(fmt.timestamp(snapshot.taken_at), snapshot.by or "—", snapshot.cause, effects))
         previous = snapshot
     return rows[::-1]

@@ -54,3 +54,8 @@ def test_metrics_read_in_words_with_their_unit_on_request():
     assert fmt.metric("output_tok_s") == "output throughput"
     assert fmt.metric("p99_ttft_ms", unit=True) == "P99 time to first token (ms)"
     assert fmt.metric("median_tpot_ms") == "median time per output token"
+
+
+def test_relative_changes_keep_small_ones_visible():
+    assert fmt.change(1.0315) == "+3.2%" and fmt.change(0.931) == "-6.9%"
+    assert fmt.change(0.999214) == "-0.079%" and fmt.change(1.0) == "+0.0%"
