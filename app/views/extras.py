@@ -181,12 +181,12 @@ def calibration_view(analysis) -> CalibrationView:
             "key": point.key,
             "regime": point.regime,
             "predicted": fmt.factor(point.predicted_gain),
-            "measured": fmt.factor(point.measured_gain) if point.measured_gain else point.reason,
+            "measured": fmt.factor(point.measured_gain) if point.measured_gain else "—",
             "bias": fmt.factor(point.bias) if point.bias else "—",
             "evidence": (
-                f"{fmt.tok_s(point.before.value)} ({fmt.date(point.before.measured_at)}) → "
-                f"{fmt.tok_s(point.after.value)} ({fmt.date(point.after.measured_at)})"
-                if point.before and point.after else ""
+                f"{fmt.digits(point.before.value)} → {fmt.tok_s(point.after.value)} "
+                f"({fmt.date(point.before.measured_at)} → {fmt.date(point.after.measured_at)})"
+                if point.before and point.after else point.reason
             ),
             "sigma": f"±{(math.exp(point.predicted_sigma) - 1) * 100:.0f}%" if point.predicted_sigma else "—",
         })
