@@ -5,13 +5,16 @@ from __future__ import annotations
 from app.models.specs import HardwareSpecPublic, ModelSpecPublic
 from app.planning.gates import GateResult
 from app.planning.model import Effect, Provenance
+from app.services.analysis import Analysis
 from app.services.records import PlanRecord
 from app.views import formatting as fmt
+from app.views.extras import source_lines
 from app.views.gates import condition_text
 from app.views.texts import effect_text
 
 
-def assumptions(record: PlanRecord, core_effects: dict[int, Effect], gate_results: tuple[GateResult, ...]) -> list[str]:
+def assumptions(record: PlanRecord, analysis: Analysis, core_effects: dict[int, Effect],
+                gate_results: tuple[GateResult, ...]) -> list[str]:
     """Every number the team assumed rather than measured or read."""
     assumed = Provenance.ASSUMED
     names = {r.id: r.name for r in record.regimes}
@@ -33,7 +36,7 @@ def assumptions(record: PlanRecord, core_effects: dict[int, Effect], gate_result
     for e in record.effects:
         if e.provenance == assumed:
             regimes = [names[r] for r in e.regime_ids]
-            out.append(f"{keys[e.intervention_id]}: {effect_text(core_effects[e.id], regimes)}")
+            out.append(f"{keys[e.intervention_id]}: {effect_text(core_effects[e.id], regimes, analysis)}")
     for regime in record.regimes:
         profile = record.profiles.get(regime.id)
         if profile is not None and profile.gpu_items:
@@ -43,12 +46,12 @@ def assumptions(record: PlanRecord, core_effects: dict[int, Effect], gate_result
                            "kernel (not measurable in the trace)")
     for m in record.measurements:
         if m.provenance == assumed and m.retracted_at is None:
-            out.append(f"{m.regime} {m.metric}: {fmt.number(m.value, m.unit)}")
+            out.append(f"{m.regime} {fmt.metric(m.metric)}: {fmt.number(m.value, m.unit)}")
     specs: tuple[tuple[str, HardwareSpecPublic | ModelSpecPublic | None], ...] = (
         ("hardware spec", record.hardware), ("model spec", record.model_spec))
     for label, spec in specs:
         if spec is not None:
-            out += [f"{label}: {line.strip()}" for line in spec.sources.splitlines() if "assumed" in line]
+            out += [f"{label}: {line}" for line in source_lines(spec) if "assumed" in line]
             if spec.provenance == assumed:
                 out.append(f"{label}: every figure of {spec.name}")
     for g, result in zip(record.gates, gate_results, strict=True):

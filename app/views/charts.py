@@ -17,6 +17,7 @@ from app.views import formatting as fmt
 
 WIDTH, HEIGHT = 640, 240
 LEFT, RIGHT, TOP, BOTTOM = 64, 150, 18, 34  # margins: axis labels left, line labels right
+LABEL_CHAR_PX = 7.0  # a character of a bold 11 px line label, with room (DejaVu Sans Bold: 6.9 px measured)
 LOG_SPAN = 10.0  # a log scale when the values span more than 10x
 
 
@@ -265,8 +266,11 @@ def whatif_chart(chart_id: str, regime: str, curves: Sequence[tuple[str, Sequenc
     gains = [g for points in finite for _, g in points]
     scale = Scale(1.0, max(_nice(max(gains) / 4) * 4, 1.5), False) if max(gains) > 1 else Scale(0.0, 2.0, False)
 
+    labels = {name: f"{name} → {'∞' if math.isinf(full[-1][1]) else fmt.factor(full[-1][1])}" for name, full in curves}
+    right = max(RIGHT, 12 + LABEL_CHAR_PX * max(len(label) for label in labels.values()))  # the longest label fits
+
     def x(s: float) -> float:
-        return LEFT + (math.log10(s) - x_low) / ((x_high - x_low) or 1) * (WIDTH - LEFT - RIGHT)
+        return LEFT + (math.log10(s) - x_low) / ((x_high - x_low) or 1) * (WIDTH - LEFT - right)
 
     cid = escape(chart_id)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart whatif-chart" id="{cid}" '
@@ -278,20 +282,19 @@ def whatif_chart(chart_id: str, regime: str, curves: Sequence[tuple[str, Sequenc
     for s in sorted(set(xs)):
         parts.append(f'<text class="axis" x="{x(s):.1f}" y="{HEIGHT - 12}" text-anchor="middle">{s:g}x</text>')
     previous: float | None = None
-    ends = sorted(((name, points, full) for (name, full), points in zip(curves, finite, strict=True) if points),
+    ends = sorted(((name, points) for (name, _), points in zip(curves, finite, strict=True) if points),
                   key=lambda c: scale.y(min(c[1][-1][1], scale.high)), reverse=True)
-    for i, (name, points, full) in enumerate(ends):
+    for i, (name, points) in enumerate(ends):
         colour = PALETTE[i % len(PALETTE)]
         d = " ".join(f"{'M' if j == 0 else 'L'}{x(s):.1f},{scale.y(min(g, scale.high)):.1f}"
                      for j, (s, g) in enumerate(points))
         parts.append(f'<path class="curve" d="{d}" stroke="{colour}" data-bucket="{escape(name)}" '
                      f'data-gains="{escape(" ".join(repr(g) for _, g in points))}"/>')
-        limit = full[-1][1]
         y = scale.y(min(points[-1][1], scale.high)) + 4
         label_y = y if previous is None else min(y, previous - 13)
         previous = label_y
-        parts.append(f'<text class="line-label" x="{WIDTH - RIGHT + 6}" y="{label_y:.1f}" fill="{colour}">'
-                     f'{escape(name)} → {"∞" if math.isinf(limit) else escape(fmt.factor(limit))}</text>')
+        parts.append(f'<text class="line-label" x="{WIDTH - right + 6}" y="{label_y:.1f}" fill="{colour}">'
+                     f'{escape(labels[name])}</text>')
     parts.append("</svg>")
     return Markup("".join(parts))
 

@@ -116,13 +116,27 @@ def _pairs(row, labels) -> list[tuple[str, str]]:
     return out
 
 
+_FIGURE_LABELS = {name: label for name, label, _ in HARDWARE_LABELS + MODEL_LABELS}
+
+
+def source_lines(spec) -> list[str]:
+    """A spec's sources a line each, each figure named in words as the page lists it: "memory bandwidth:
+    datasheet ..." for the stored "bandwidth_gb_s: datasheet ..."."""
+    out = []
+    for line in (spec.sources.splitlines() if spec else []):
+        name, colon, rest = line.strip().partition(":")
+        if line.strip():
+            out.append(f"{_FIGURE_LABELS[name]}:{rest}" if colon and name in _FIGURE_LABELS else line.strip())
+    return out
+
+
 def specs_view(record: PlanRecord, analysis) -> SpecsView:
     hw, model = record.hardware, record.model_spec
     return SpecsView(
         hardware=_pairs(hw, HARDWARE_LABELS) if hw else [],
         model=_pairs(model, MODEL_LABELS) if model else [],
-        hardware_sources=[line for line in (hw.sources.splitlines() if hw else []) if line.strip()],
-        model_sources=[line for line in (model.sources.splitlines() if model else []) if line.strip()],
+        hardware_sources=source_lines(hw),
+        model_sources=source_lines(model),
         hardware_provenance=hw.provenance if hw else "",
         model_provenance=model.provenance if model else "",
         problem=analysis.ceiling_problem or "",

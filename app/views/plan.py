@@ -206,7 +206,7 @@ def plan_view(plan: Plan) -> PlanReport:
         regimes=regimes,
         tiers=tiers,
         unassigned=[interventions[i.id] for i in record.interventions if i.tier_id is None],
-        assumptions=assumptions(record, core_effects, results),
+        assumptions=assumptions(record, analysis, core_effects, results),
         gate_results=list(results),
         capacity=capacity_view(record.slos, analysis.capacity, analysis.tier_capacities),
         projections=projections,

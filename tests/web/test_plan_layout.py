@@ -65,3 +65,14 @@ def test_long_sections_are_folded_behind_their_headings_and_print_opens_them(cli
     css = client.get("/static/app.css").text
     assert "@media print" in css and ".plan-side" in css.split("@media print")[-1]
     assert "beforeprint" in client.get("/static/app.js").text
+
+
+def test_the_assumptions_read_like_the_rest_of_the_page(client, demo_id):
+    """Each assumed figure in words: a spec figure by its label, speculative decoding with the draft cost the
+    hardware model gives (the demo has its specs), never a field name."""
+    page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
+    assumed = text(re.search(r'<div[^>]*id="assumptions".*?</ul>\s*</div>', page, re.S).group(0))
+    assert "hardware spec: scaling efficiency: assumed" in assumed and "scaling_efficiency" not in assumed
+    assert "by the hardware model, 1.34 in batch 1" in assumed and "enter the specs" not in assumed
+    specs = html.unescape(client.get(f"/campaigns/{demo_id}/specs").text)
+    assert "memory bandwidth: NVIDIA RTX PRO 6000 Blackwell datasheet" in specs and "bandwidth_gb_s:" not in specs
