@@ -132,7 +132,10 @@ def preview_import(
     mark_duplicates(session, campaign_id, infos)
     kinds = {"profile" if i.format in PROFILE_FORMATS else "measurements" for i in infos}
     if len(kinds) > 1:
-        raise FormInvalid({"files": "import benchmark results and profiles separately"})
+        profiles = [i.name for i in infos if i.format in PROFILE_FORMATS]
+        results = [i.name for i in infos if i.format not in PROFILE_FORMATS]
+        raise FormInvalid({"files": f"import benchmark results ({', '.join(results)}) and profiles "
+                                    f"({', '.join(profiles)}) separately: nothing was imported"})
     regimes = repo.regimes_of(session, campaign_id=campaign_id)
     if options.regime and options.regime not in {r.name for r in regimes}:
         raise FormInvalid({"regime": f"unknown regime {options.regime!r}"})

@@ -300,3 +300,12 @@ def test_abandoned_upload_folders_are_removed_after_a_day(app, tmp_path):
     os.utime(old, (stale, stale))
     assert remove_stale_uploads(tmp_path) == ["a" * 32]
     assert not old.exists() and fresh.exists()
+
+
+def test_a_benchmark_and_a_profile_together_are_refused_naming_which_is_which(client, app, demo_id):
+    refused = upload(client, demo_id, "vllm_serve_append.json", "nsys_top3.csv", regime="batch 1")
+    assert refused.status_code == 422
+    assert ("import benchmark results (vllm_serve_append.json) and profiles (nsys_top3.csv) separately"
+            in html.unescape(refused.text))
+    with new_session(app.state.engine) as session:
+        assert session.exec(select(func.count()).select_from(ImportRecord)).one() == 0
