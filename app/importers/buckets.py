@@ -161,12 +161,12 @@ def step_shares(
         if busy_us > covered_us * 1.02:
             raise ValueError(
                 f"the trace holds {busy_us / 1000:.2f} ms of GPU time a rank, more than {steps} steps of "
-                f"{step_ms:g} ms ({covered_us / 1000:.2f} ms): check the step time and the step count"
+                f"{step_ms:.4g} ms ({covered_us / 1000:.2f} ms): check the step time and the step count"
             )
         scale = min(1.0, covered_us / busy_us) if busy_us else 1.0  # within 2% over: the GPU filled the step
         shares = {b: us * scale / covered_us for b, us in gpu_us_per_rank.items()}
         shares[HOST_BUCKET] = max(0.0, 1 - sum(shares.values()))
-        how = (f"GPU time over {steps} steps of {step_ms:g} ms; the idle "
+        how = (f"GPU time over {steps} steps of {step_ms:.4g} ms; the idle "
                f"{shares[HOST_BUCKET] * 100:.0f}% is host / launch overhead{unlisted}")
         return _sorted(shares), how
     shares = {b: us / busy_us for b, us in gpu_us_per_rank.items()} if busy_us else {}

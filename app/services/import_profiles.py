@@ -15,7 +15,7 @@ from app.importers.errors import ImportFileError
 from app.importers.kernel_csv import parse_generic, parse_nsys
 from app.importers.records import KernelSummary
 from app.importers.torch_trace import parse_trace
-from app.planning.metrics import STEP_METRIC, THROUGHPUT_METRIC
+from app.planning.metrics import STEP_METRIC, THROUGHPUT_METRIC, metric_label
 from app.planning.step import GPU_GAP_PRIOR_US
 from app.services.errors import FormInvalid
 
@@ -151,10 +151,10 @@ def measured_step_ms(session: Session, regime: Regime) -> tuple[float | None, st
                if m.retracted_at is None and m.kind == "baseline"]
     tpot = next((m for m in history if m.metric == STEP_METRIC), None)
     if tpot is not None:
-        return tpot.value, f"from the newest {STEP_METRIC} of {regime.name}, {tpot.measured_at:%Y-%m-%d}"
+        return tpot.value, f"from the newest {metric_label(STEP_METRIC)} of {regime.name}, {tpot.measured_at:%Y-%m-%d}"
     throughput = next((m for m in history if m.metric == THROUGHPUT_METRIC), None)
     if throughput is not None and throughput.value > 0:
         step = regime.concurrency * 1000 / throughput.value
-        return step, (f"{step:.3g} ms: concurrency {regime.concurrency} over the newest {THROUGHPUT_METRIC} of "
+        return step, (f"{step:.3g} ms: concurrency {regime.concurrency} over the newest {metric_label(THROUGHPUT_METRIC)} of "
                       f"{regime.name}, {throughput.measured_at:%Y-%m-%d}")
     return None, ""

@@ -31,7 +31,7 @@ def toy_campaign(client):
         assert stored.status_code == 201, stored.text
     files = [("files", ("trace_eager_b1.json.gz", (DATA / "trace_eager_b1.json.gz").read_bytes()))]
     preview = client.post(f"/campaigns/{cid}/import", files=files, data={"regime": "batch 1"}, headers=HTMX)
-    assert "step time from the newest tpot_ms of batch 1" in preview.text
+    assert "step time from the newest mean time per output token of batch 1" in preview.text
     token = re.search(r"/import/([0-9a-f]{32})/confirm", preview.text).group(1)
     post(client, f"/campaigns/{cid}/import/{token}/confirm")
     post(client, f"/campaigns/{cid}/tiers/new", key="A", name="What the graphs run changed", position="0")

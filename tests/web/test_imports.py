@@ -220,7 +220,7 @@ def test_without_a_step_time_the_regime_measured_one_is_used(client, app, demo_i
     client.post(f"/api/campaigns/{demo_id}/measurements", json={"regime": "batch 1", "metric": "tpot_ms", "value": 11.44})
     preview = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1")
     assert 'data-bucket="host_overhead">87%' in preview.text
-    assert "step time from the newest tpot_ms of batch 1" in preview.text
+    assert "step time from the newest mean time per output token of batch 1" in preview.text
 
 
 def test_two_previews_of_one_file_confirmed_in_turn_store_it_once(client, app, demo_id):
