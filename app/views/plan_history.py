@@ -168,6 +168,13 @@ def describe(snapshot: Snapshot, campaign: str) -> str:
     return f"{campaign}, {fmt.timestamp(snapshot.taken_at)} (after: {snapshot.cause})"
 
 
+def heading(snapshot: Snapshot, campaign: str, same_campaign: bool) -> str:
+    """A side's column heading: "now" or its date beside an earlier state of the same plan, else the campaign."""
+    if not same_campaign:
+        return campaign
+    return "now" if snapshot.id is None else fmt.timestamp(snapshot.taken_at)
+
+
 def since_default(history: Sequence[Snapshot], now: datetime) -> datetime:
     """Where "what changed since" starts when not asked: a week back, or the first change if the campaign is
     younger."""

@@ -11,7 +11,15 @@ from app.db.tables import pk
 from app.services import snapshots
 from app.services.errors import NotFound
 from app.services.plan import plan_of
-from app.views.plan_history import changes_since, compare, describe, since_default, snapshot_choices, timelines
+from app.views.plan_history import (
+    changes_since,
+    compare,
+    describe,
+    heading,
+    since_default,
+    snapshot_choices,
+    timelines,
+)
 from app.web.deps import CampaignDep, NowDep, SessionDep
 from app.web.templating import render
 
@@ -49,8 +57,9 @@ def compare_page(request: Request, campaign_id: int, campaign: CampaignDep, sess
     """This plan as it stands beside another: another campaign as it stands ("campaign-3"), or one of this
     campaign's snapshots ("snapshot-12")."""
     left = snapshots.current(plan_of(session, campaign_id=campaign_id).analysis, now)
-    right_label, right, error = "", None, ""
     kind, _, number = other.partition("-")
+    right_label, right, error, right_name = "", None, "", campaign.name
+    same = kind == "snapshot"  # this plan beside an earlier state of itself
     if other and not (kind in ("campaign", "snapshot") and number.isdigit()):
         error = f"{other!r} is neither a campaign nor a snapshot of this one: pick one from the list"
     elif kind == "campaign":
@@ -58,12 +67,14 @@ def compare_page(request: Request, campaign_id: int, campaign: CampaignDep, sess
         if found is None:
             raise NotFound(f"no campaign {number}")
         right = snapshots.current(plan_of(session, campaign_id=int(number)).analysis, now)
-        right_label = describe(right, found.name)
+        right_label, right_name = describe(right, found.name), found.name
     elif kind == "snapshot":
         right = snapshots.snapshot_of(session, campaign_id, int(number))
         right_label = describe(right, campaign.name)
     context = {"campaign": campaign, "other": other, "error": error, "left_label": describe(left, campaign.name),
-               "right_label": right_label, "regimes": compare(left, right) if right else [],
+               "right_label": right_label, "left_head": heading(left, campaign.name, same),
+               "right_head": heading(right, right_name, same) if right else "",
+               "regimes": compare(left, right) if right else [],
                "campaigns": [c for c in repo.list_campaigns(session) if c.id != campaign_id],
                "snapshots": snapshot_choices(snapshots.history_of(session, campaign_id))}
     return render(request, "compare.html", context, status=422 if error else 200)

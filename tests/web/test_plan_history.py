@@ -94,9 +94,11 @@ def test_two_snapshots_and_two_campaigns_side_by_side(client, app, demo_id, cloc
     table = text(re.search(r'<section class="card compare" data-regime="batch 1">.*?</section>', page, re.S).group(0))
     assert "baseline 12.5 tok/s 10.0 tok/s 0.800x" in table
     assert "after C" in table and "P(target) after C" in table
+    head = text(re.search(r'<section class="card compare" data-regime="batch 1">.*?</thead>', page, re.S).group(0))
+    assert head == f"batch 1 now {snapshots(app)[0].taken_at:%Y-%m-%d %H:%M} UTC right / left"  # which side is which
     other = client.post("/api/campaigns", json={"name": "empty", "gpu_count": 1}).json()["id"]
     page = client.get(f"/campaigns/{demo_id}/compare?other=campaign-{other}").text
-    assert "Only the left plan has this regime." in page
+    assert "Only the left plan (DeepSeek-V4-Flash on 8x RTX PRO 6000 Blackwell, as it stands) has this regime." in page
     refused = client.get(f"/campaigns/{demo_id}/compare?other=nothing")
     assert refused.status_code == 422 and "neither a campaign nor a snapshot" in refused.text
     assert client.get(f"/campaigns/{demo_id}/compare?other=snapshot-999").status_code == 404
