@@ -156,9 +156,32 @@ def probability(value: float | None) -> str:
     return f"{value * 100:.0f}%"
 
 
+def _itanium_nested(name: str) -> str | None:
+    """The qualified name of an Itanium-mangled symbol ("_ZN7cutlass13device_kernelI...E" is
+    "cutlass::device_kernel<…>", "_Z17fused_add_rmsnormPf" is "fused_add_rmsnorm"), enough to read it; None when
+    it is not a mangled name."""
+    if not (name.startswith("_ZN") or name[2:3].isdigit() and name.startswith("_Z")):
+        return None
+    parts, i = [], 3 if name.startswith("_ZN") else 2
+    while i < len(name) and name[i] in "rVKL":  # cv-qualifiers of a member function
+        i += 1
+    while i < len(name) and name[i].isdigit():
+        j = i
+        while j < len(name) and name[j].isdigit():
+            j += 1
+        length = int(name[i:j])
+        parts.append(name[j:j + length])
+        i = j + length
+    if not parts:
+        return None
+    templated = i < len(name) and name[i] == "I"
+    return "::".join(parts) + ("<…>" if templated else "")
+
+
 def kernel_name(name: str, limit: int = 100) -> str:
-    """A readable kernel name: no "void ", template arguments and parameter lists folded to "…"."""
-    text = name.removeprefix("void ")
+    """A readable kernel name: no "void ", template arguments and parameter lists folded to "…", a mangled
+    name read back to its qualified name (the full name stays in the title)."""
+    text = _itanium_nested(name) or name.removeprefix("void ")
     out, depth = [], 0
     for char in text:
         if char in "<(":

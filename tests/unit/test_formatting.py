@@ -59,3 +59,13 @@ def test_metrics_read_in_words_with_their_unit_on_request():
 def test_relative_changes_keep_small_ones_visible():
     assert fmt.change(1.0315) == "+3.2%" and fmt.change(0.931) == "-6.9%"
     assert fmt.change(0.999214) == "-0.079%" and fmt.change(1.0) == "+0.0%"
+
+
+def test_kernel_names_are_read_back_from_their_mangled_form():
+    mangled = ("_ZN7cutlass13device_kernelIN4at4cuda6detail25enable_3x_kernel_for_sm9xINS_4gemm6kernel13Gemm"
+               "UniversalEEEvNT_6ParamsE")
+    assert fmt.kernel_name(mangled) == "cutlass::device_kernel<…>"
+    assert fmt.kernel_name("_Z17fused_add_rmsnormPf") == "fused_add_rmsnorm"
+    assert fmt.kernel_name("void at::native::elementwise_kernel<128, 4>(int, Foo)") == (
+        "at::native::elementwise_kernel<…>(…)")
+    assert fmt.kernel_name("_ZN") == "_ZN"  # not a name it can read: shown as it is
