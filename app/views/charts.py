@@ -56,12 +56,15 @@ def _tick(value: float) -> str:
     return f"{value:,.0f}" if value >= 10 or value == int(value) else f"{value:,.2g}"
 
 
-def y_grid(scale: Scale, label: Callable[[float], str] | None = None, right: float = WIDTH - RIGHT) -> list[str]:
-    """A chart's horizontal grid lines, one a tick of `scale`, each with its label on the left axis."""
+def y_grid(scale: Scale, label: Callable[[float], str] | None = None, right: float = WIDTH - RIGHT,
+           unit: str = "") -> list[str]:
+    """A chart's horizontal grid lines, one a tick of `scale`, each with its label on the left axis, and the
+    axis's unit above them."""
     label = label or _tick
-    return [f'<line class="grid" x1="{LEFT}" x2="{right}" y1="{scale.y(tick):.1f}" y2="{scale.y(tick):.1f}"/>'
-            f'<text class="axis" x="{LEFT - 6}" y="{scale.y(tick) + 4:.1f}" text-anchor="end">'
-            f'{escape(label(tick))}</text>' for tick in scale.ticks()]
+    head = [f'<text class="axis-unit" x="{LEFT - 6}" y="{TOP - 10}" text-anchor="end">{escape(unit)}</text>'] if unit else []
+    return head + [f'<line class="grid" x1="{LEFT}" x2="{right}" y1="{scale.y(tick):.1f}" y2="{scale.y(tick):.1f}"/>'
+                   f'<text class="axis" x="{LEFT - 6}" y="{scale.y(tick) + 4:.1f}" text-anchor="end">'
+                   f'{escape(label(tick))}</text>' for tick in scale.ticks()]
 
 
 def _nice(raw: float) -> float:
@@ -100,7 +103,7 @@ def projection_chart(chart_id: str, regime: str, points: Sequence[TierPoint], ta
              '</title>',
              f'<desc id="{escape(chart_id)}-desc">{escape(_describe(regime, drawn, target_tok_s, ceiling_tok_s))} '
              f'The table {escape(table_id)} holds the same figures.</desc>']
-    parts += y_grid(scale)
+    parts += y_grid(scale, unit="tok/s")
     path, previous = [], None
     for i, p in enumerate(points):
         x0, x1 = LEFT + i * slot, LEFT + (i + 1) * slot
@@ -340,7 +343,7 @@ def waterfall_chart(chart_id: str, regime: str, bars: Sequence[Bar], table_id: s
              f'<title id="{cid}-title">Where each tier\'s gain in {escape(regime)} comes from</title>',
              f'<desc id="{cid}-desc">Output tok/s: the baseline, each intervention\'s gain in plan order, the '
              f'ceiling\'s cut, and the total after each tier; the table {escape(table_id)} holds the figures.</desc>']
-    parts += y_grid(scale, right=WIDTH - 20)
+    parts += y_grid(scale, right=WIDTH - 20, unit="tok/s")
     for i, bar in enumerate(bars):
         x = LEFT + i * slot + 3
         top, bottom = scale.y(max(bar.start, bar.end)), scale.y(min(bar.start, bar.end))

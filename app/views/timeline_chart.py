@@ -52,7 +52,7 @@ def timeline_chart(chart_id: str, regime: str, projected: Sequence[Projected], m
              f'<text class="legend" x="{LEFT + 19}" y="11">projected P50 in its P10–P90 band</text>'
              f'<circle class="run measured" cx="{LEFT + 230}" cy="7" r="3.2"/>'
              f'<text class="legend" x="{LEFT + 238}" y="11">measured</text></g>']
-    parts += y_grid(scale)
+    parts += y_grid(scale, unit="tok/s")
     for at, anchor in ((start, "start"), (end, "end")):
         parts.append(f'<text class="axis" x="{x(at):.1f}" y="{HEIGHT - 12}" text-anchor="{anchor}">'
                      f'{escape(fmt.date(at))}</text>')
