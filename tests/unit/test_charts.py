@@ -26,6 +26,7 @@ def test_the_chart_draws_the_plans_numbers():
     assert svg.find("title").text == "Projected output throughput of batch 1 after each tier"
     assert "batch 1: baseline 20.0 tok/s, A 40.0 tok/s, B 60.0 tok/s" in svg.find("desc").text
     assert svg.get("data-scale") == "linear"
+    assert [t.text for t in svg.iter("text") if t.get("class") == "axis-unit"] == ["tok/s"]  # the axis says its unit
 
 
 def test_higher_values_are_drawn_higher():
