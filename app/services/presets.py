@@ -73,6 +73,7 @@ GPU_PRESETS = {
 _V4 = "DeepSeek-V4-Flash config.json / model card"
 _BF16 = "BF16 weights (torch_dtype bfloat16)"
 _MXFP4 = "derived: MXFP4, 4 bits plus one 8-bit scale per 32 values"
+_FP8_BLOCKS = Figure(1.0, "FP8 e4m3 weights (quantization_config fp8, 128x128 block scales: +0.006%)")
 
 
 def _kv_bytes(layers: int, kv_heads: int, head_dim: int, bytes_per_value: float) -> int:
@@ -196,8 +197,7 @@ MODEL_PRESETS = {
         "deepseek-v3", "DeepSeek-V3 / R1 (FP8)", _DSV3, MoeShape(671, 37, 58, 256, 8, 1),
         kv=Figure(61 * (512 + 64) * 2, f"derived: MLA caches one latent a layer, kv_lora_rank 512 + qk_rope_head_dim "
                   f"64 values, x 61 layers x 2 bytes (BF16 cache), from {_DSV3}"),
-        dense_bytes=Figure(1.0, "FP8 e4m3 weights (quantization_config fp8, 128x128 block scales: +0.006%)"),
-        expert_bytes=Figure(1.0, "FP8 e4m3 weights (quantization_config fp8, 128x128 block scales: +0.006%)"),
+        dense_bytes=_FP8_BLOCKS, expert_bytes=_FP8_BLOCKS,
         dtype=Figure("fp8", "FP8 GEMMs as the checkpoint ships"),
     ),
 }
