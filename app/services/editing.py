@@ -49,9 +49,15 @@ class Editor:
     warnings: Callable[[Session, int, Any], dict[str, str]] = lambda session, campaign_id, row: {}  # of a saved row
     label: Callable[[Session, Any], str] | None = None  # the row in the change log (None: its key, name or id)
     deletable: bool = True
+    own_rows: str | None = None  # a field whose options are rows of this very table (prerequisites)
 
-    def fields(self, session: Session, campaign_id: int) -> tuple[Field, ...]:
-        return form_fields(self.create, self.options(session, campaign_id))
+    def fields(self, session: Session, campaign_id: int, row: Any = None) -> tuple[Field, ...]:
+        """The form's fields; the row being edited is not offered as an option of itself."""
+        options = self.options(session, campaign_id)
+        own = self.own_rows
+        if row is not None and own is not None and own in options:
+            options = {**options, own: tuple(o for o in options[own] if o[0] != str(row.id))}
+        return form_fields(self.create, options)
 
     def values_of(self, session: Session, row: Any) -> dict[str, Any]:
         """The row's values as its create model reads them."""
@@ -188,7 +194,7 @@ def delete(session: Session, editor: Editor, campaign_id: int, row_id: int, *, n
 def form_of(session: Session, editor: Editor, campaign_id: int, row: Any = None,
             defaults: Mapping[str, Any] | None = None) -> Form:
     """The form of a row (or of a new one, with `defaults`), every value as the inputs show it."""
-    fields = editor.fields(session, campaign_id)
+    fields = editor.fields(session, campaign_id, row)
     if row is not None:
         values = editor.values_of(session, row)
     else:
@@ -358,7 +364,7 @@ REGIME_EDITOR = (Editor("regimes", "regime", Regime, m.RegimeCreate, m.RegimeUpd
 TIER_EDITOR = (Editor("tiers", "tier", Tier, m.TierCreate, m.TierUpdate, m.TierPublic, _tier_apply, _own_campaign))
 INTERVENTION_EDITOR = (Editor("interventions", "intervention", Intervention, m.InterventionCreate, m.InterventionUpdate,
                 m.InterventionPublic, _intervention_apply, _own_campaign, options=_intervention_options_of,
-                current=_intervention_current))
+                current=_intervention_current, own_rows="prerequisite_ids"))
 GATE_EDITOR = (Editor("gates", "gate", Gate, m.GateCreate, m.GateUpdate, m.GatePublic, _gate_apply, _campaign_of_gate,
                 options=lambda s, c: {"tier_id": _tier_options(s, c), "regime_id": _regime_options(s, c),
                                       "reference_regime_id": _regime_options(s, c), "metric": m.METRIC_OPTIONS},

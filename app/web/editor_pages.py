@@ -99,7 +99,7 @@ async def _submit(request, session, campaign, editor: Editor, row, title: str, h
     try:
         stored = save_form(session, editor, campaign.id, row, data, now=now, by=user_of(request))
     except FormInvalid as exc:
-        fields = editor.fields(session, campaign.id)
+        fields = editor.fields(session, campaign.id, row)
         form = Form.rejected(fields, data, exc)
         return _form_page(request, campaign, editor, form, request.url.path, title, htmx, 422, delete_url)
     except Stale:

@@ -94,7 +94,7 @@ async def post_inline(request: Request, campaign_id: int, campaign: CampaignDep,
     try:
         save_form(session, editor, campaign_id, row, merged, now=now, by=user_of(request))
     except FormInvalid as exc:
-        whole = Form.rejected(editor.fields(session, campaign_id), merged, exc)
+        whole = Form.rejected(editor.fields(session, campaign_id, row), merged, exc)
         return _rejected(request, campaign, editor, row, group, whole, htmx, 422)
     except Stale:
         whole = Form.stale(form_of(session, editor, campaign_id, row), merged)

@@ -101,6 +101,17 @@ def test_a_prerequisite_cycle_is_refused(client, demo_id):
     assert response.status_code == 422 and "cycle" in response.text
 
 
+def test_an_intervention_is_not_offered_as_its_own_prerequisite(client, demo_id):
+    def offered(page: str) -> list[str]:
+        select = re.search(r'<select[^>]*name="prerequisite_ids".*?</select>', page, re.S).group(0)
+        return re.findall(r'<option value="(\d+)"', select)
+
+    assert offered(client.get(f"/campaigns/{demo_id}/interventions/3/edit").text) == ["1", "2", "4", "5", "6"]
+    assert offered(client.get(f"/campaigns/{demo_id}/interventions/new").text) == ["1", "2", "3", "4", "5", "6"]
+    itself = client.patch(f"/api/campaigns/{demo_id}/interventions/3", json={"prerequisite_ids": [3]})
+    assert itself.status_code == 422 and "cannot need itself" in itself.text  # the API still says why
+
+
 def test_landing_an_intervention_and_measuring_after_it_calibrates_the_plan(client, demo_id, clock):
     form = {"key": "A1", "title": "SM120 FP8 GEMM autotune configs", "tier_id": "1", "status": "landed",
             "effort_low_days": "1", "effort_likely_days": "2", "effort_high_days": "4",
