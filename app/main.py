@@ -117,6 +117,7 @@ def load_demo_if_empty(engine, now) -> None:
     from app.db.engine import new_session
     from app.db.locks import exclusive
     from app.services.demo import load_demo
+    from app.services.snapshots import settle_pending
 
     try:
         with exclusive(engine.url.render_as_string(hide_password=False), "demo"), \
@@ -124,6 +125,7 @@ def load_demo_if_empty(engine, now) -> None:
             if repo.count_campaigns(session) == 0:
                 campaign = load_demo(session, now=now)
                 log.warning("empty database: loaded the reference campaign as campaign %s", campaign.id)
+            settle_pending(engine, session)
     except SQLAlchemyError as exc:
         log.error("could not read the database (run `tierplan migrate` first?): %s", exc)
 

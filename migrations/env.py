@@ -10,6 +10,7 @@ from alembic import context
 from sqlmodel import SQLModel
 
 import app.db.account_tables
+import app.db.history_tables
 import app.db.job_tables
 import app.db.snapshot_tables
 import app.db.tables  # noqa: F401

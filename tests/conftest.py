@@ -101,6 +101,9 @@ def client(app) -> TestClient:
 @pytest.fixture
 def demo_id(app, clock) -> int:
     from app.services.demo import load_demo
+    from app.services.snapshots import settle_pending
 
     with new_session(app.state.engine) as session:
-        return load_demo(session, now=clock()).id
+        campaign_id = load_demo(session, now=clock()).id
+    settle_pending(app.state.engine, session)
+    return campaign_id

@@ -75,6 +75,7 @@ def demo() -> None:
     """Migrate, then load the reference campaign (DOMAIN.md) as a new campaign."""
     from app.db.engine import make_engine, new_session
     from app.services.demo import load_demo
+    from app.services.snapshots import settle_pending
 
     url = get_settings().database_url
     _migrate(url)
@@ -82,6 +83,7 @@ def demo() -> None:
     try:
         with new_session(engine, write=True) as session:
             campaign_id = load_demo(session, now=datetime.now(UTC)).id
+        settle_pending(engine, session)
     finally:
         engine.dispose()
     out.print(f"loaded the reference campaign as campaign {campaign_id}")

@@ -143,8 +143,8 @@ def push(
                                  headers={"Idempotency-Key": push_key(campaign, files, fields)})
     except ServerError as exc:
         raise (_usage(str(exc)) if exc.status == 404 else fail(str(exc))) from None
-    stored = len(body["preview"].get("measurements", []))
-    how_stored = "already stored by an earlier push: nothing new" if body["replayed"] else f"{stored} values stored"
+    stored = body["preview"].get("measurement_count", 0)
+    how_stored = "already stored by an earlier push: nothing new" if body["replayed"] else f"{stored:,} values stored"
     print(f"pushed {', '.join(p.name for p in files)} to campaign {campaign}: {how_stored} "
           f"(batch {body['batch']})", file=sys.stderr)
     summary = _summary_of(body["gates"])
@@ -184,13 +184,13 @@ def regressions(
     else:
         from app.db.engine import make_engine, new_session
         from app.services.errors import NotFound
-        from app.services.gates import regressions_of
+        from app.services.regressions import changes_in
 
         engine = make_engine(get_settings().database_url)
         try:
             with new_session(engine) as session:
                 try:
-                    series = regressions_of(session, campaign, regime=regime, metric=metric, min_samples=min_samples,
+                    series = changes_in(session, campaign, regime=regime, metric=metric, min_samples=min_samples,
                                             min_change=None if min_change is None else min_change / 100)
                 except NotFound as exc:
                     raise _usage(str(exc)) from None

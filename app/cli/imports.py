@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import secrets
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from app.cli import app, err, fail, out
@@ -19,6 +20,7 @@ from app.services.errors import FormInvalid
 from app.services.imports import Preview
 
 BIG_FILE_BYTES = 8 << 20  # a progress bar for reads above this
+BIG_IMPORT_VALUES = 50_000  # and for storing more values than this
 
 
 def _utc(text: str) -> datetime:
@@ -59,7 +61,7 @@ def import_files(
     ] = False,
 ) -> None:
     """Import benchmark results or profiles into a campaign: a preview first, then one transaction."""
-    from app.db.engine import make_engine, new_session
+    from app.db.engine import Sessions, make_engine
     from app.importers.errors import ImportFileError
     from app.services.campaigns import get_campaign
     from app.services.errors import NotFound
@@ -76,21 +78,24 @@ def import_files(
     except FormInvalid as exc:
         raise fail("; ".join(exc.errors.values())) from None
     engine = make_engine(get_settings().database_url)
+    sessions = Sessions(engine)
     now = datetime.now(UTC)
     try:
-        with new_session(engine, write=True) as session:
+        with tempfile.TemporaryDirectory(prefix="tierplan-import-") as rows_dir:
             try:
-                get_campaign(session, campaign)
-                with _progress(sum(p.stat().st_size for p in files)) as advance:
-                    preview = preview_import(session, campaign, [(p.name, p) for p in files], options, now=now,
-                                             on_progress=advance)
+                with sessions.reader() as session:
+                    get_campaign(session, campaign)
+                    with _progress(sum(p.stat().st_size for p in files), "reading") as advance:
+                        preview = preview_import(session, campaign, [(p.name, p) for p in files], options, now=now,
+                                                 rows_dir=Path(rows_dir), on_progress=advance)
                 print_preview(preview)
                 problems = import_problems(preview, measured_at=measured_at, confirmed=confirm)
                 if dry_run:
                     _report_dry_run(problems)
                     return
-                records = confirm_import(session, campaign, preview, now=now, batch=secrets.token_hex(16),
-                                         measured_at=measured_at, confirmed=confirm)
+                with _progress(preview.measurement_count, "storing", unit="values") as advance:
+                    records = confirm_import(sessions, campaign, preview, now=now, batch=secrets.token_hex(16),
+                                             measured_at=measured_at, confirmed=confirm, on_progress=advance)
             except (ImportFileError, NotFound) as exc:
                 raise fail(str(exc)) from None
             except FormInvalid as exc:
@@ -110,20 +115,23 @@ def _report_dry_run(problems: list[str]) -> None:
 
 
 class _progress:
-    """A rich progress bar on standard error while a large file is read; a no-op for small ones."""
+    """A rich progress bar on standard error while a large file is read or many values stored; a no-op for small
+    ones. `unit`: "bytes" (sizes shown as such) or a count's noun."""
 
-    def __init__(self, total_bytes: int):
-        self.total = total_bytes
+    def __init__(self, total: int, what: str, unit: str = "bytes"):
+        self.total, self.what, self.unit = total, what, unit
         self.bar: Progress | None = None
 
     def __enter__(self):
-        if self.total <= BIG_FILE_BYTES:
-            return lambda n_bytes: None
-        self.bar = Progress(TextColumn("reading"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
-                            console=err, transient=True)
+        small = BIG_FILE_BYTES if self.unit == "bytes" else BIG_IMPORT_VALUES
+        if self.total <= small:
+            return lambda n: None
+        amount = DownloadColumn() if self.unit == "bytes" else MofNCompleteColumn()
+        self.bar = Progress(TextColumn(self.what), BarColumn(), amount, TimeRemainingColumn(), console=err,
+                            transient=True)
         self.bar.start()
-        task = self.bar.add_task("read", total=self.total)
-        return lambda n_bytes: self.bar.advance(task, n_bytes)
+        task = self.bar.add_task(self.what, total=self.total)
+        return lambda n: self.bar.advance(task, n)
 
     def __exit__(self, *exc_info) -> None:
         if self.bar is not None:
@@ -151,14 +159,23 @@ def print_preview(preview: Preview) -> None:
 
 
 def _measurement_table(preview: Preview) -> Table:
+    """A line a regime and metric: how many values, the first and the last (or each value, when few)."""
     from app.views.formatting import measured
 
-    table = Table(box=None, pad_edge=False, show_edge=False)
-    for name, justify in (("regime", "left"), ("metric", "left"), ("value", "right"), ("unit", "left"),
-                          ("from", "left")):
+    table = Table(box=None, pad_edge=False, show_edge=False, title=f"{preview.measurement_count:,} values")
+    if preview.measurement_count <= len(preview.measurements):
+        for name, justify in (("regime", "left"), ("metric", "left"), ("value", "right"), ("unit", "left"),
+                              ("from", "left")):
+            table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        for m in preview.measurements:
+            table.add_row(m.regime, m.metric, measured(m.value), m.unit, m.where)
+        return table
+    for name, justify in (("regime", "left"), ("metric", "left"), ("values", "right"), ("first", "left"),
+                          ("last", "left")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for m in preview.measurements:
-        table.add_row(m.regime, m.metric, measured(m.value), m.unit, m.where)
+    for s in preview.series:
+        table.add_row(s["regime"], s["metric"], f"{s['values']:,}", s["first_at"][:16].replace("T", " "),
+                      s["last_at"][:16].replace("T", " "))
     return table
 
 

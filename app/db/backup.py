@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlmodel import Session, SQLModel, col, select
 
+from app.db import history
 from app.db.snapshot_tables import PlanSnapshot
 from app.db.tables import (
     Campaign,
@@ -57,6 +58,10 @@ TABLES: tuple[tuple[type[SQLModel], str], ...] = (
     (Slo, "campaign_id"),
     (PlanSnapshot, "campaign_id"),
 )
+
+
+# columns written from other rows (app/db/history.py), built again on restore rather than kept
+DERIVED = {"measurement": ("includes_key",)}
 
 
 class BadDocument(ValueError):
@@ -119,6 +124,8 @@ def dump_campaign(session: Session, *, campaign_id: int) -> dict[str, Any]:
         for row in kept[name]:
             values = {}
             for column in _table(model).columns:
+                if column.name in DERIVED.get(name, ()):
+                    continue
                 value = getattr(row, column.name)
                 if column.name == "id":
                     value = new_ids[name][value]
@@ -128,6 +135,14 @@ def dump_campaign(session: Session, *, campaign_id: int) -> dict[str, Any]:
             out.append(values)
         tables[name] = out
     return {"format": FORMAT, "version": FORMAT_VERSION, "tables": tables}
+
+
+def rebuild_history(session: Session, *, campaign_id: int) -> None:
+    """The states of a restored campaign's runs, and its history's summaries (derived: no backup holds them)."""
+    regime_ids = list(session.exec(select(Regime.id).where(Regime.campaign_id == campaign_id)).all())
+    measurement_ids = list(session.exec(select(Measurement.id).where(col(Measurement.regime_id).in_(regime_ids))).all())
+    history.rekey(session, [i for i in measurement_ids if i is not None])
+    history.rebuild(session, [i for i in regime_ids if i is not None])
 
 
 def load_campaign(session: Session, *, document: Any) -> Campaign:
@@ -156,7 +171,7 @@ def load_campaign(session: Session, *, document: Any) -> Campaign:
                 raise BadDocument(f"{where}: unknown column {unknown[0]!r}")
             fields = {}
             for column in columns:
-                if column.name == "id" or column.name not in values:
+                if column.name == "id" or column.name not in values or column.name in DERIVED.get(name, ()):
                     continue
                 value = values[column.name]
                 if column.name in refs and value is not None:

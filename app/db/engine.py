@@ -25,9 +25,10 @@ from sqlmodel import Session, create_engine
 def make_engine(url: str, **pool: int) -> Engine:
     """An engine for `url`; creates the folder of a SQLite file if it is missing. `pool`: pool_size and
     max_overflow, when not the defaults."""
-    from app.db import revision
+    from app.db import revision, snapshots
 
     revision.install()
+    snapshots.install()
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         return create_engine(url, pool_pre_ping=True, **pool)
@@ -61,3 +62,17 @@ def new_session(engine: Engine, *, write: bool = False) -> Session:
     """A session; `write`: one that will write, so on SQLite it takes the write lock when it begins."""
     bind = engine.execution_options(**{WRITE_OPTION: True}) if write else engine
     return Session(bind, expire_on_commit=False)
+
+
+class Sessions:
+    """Where a use case opens its own sessions: `reader()` takes no lock, `writer()` takes SQLite's write lock
+    when it begins, so a use case reads and analyses first and holds the lock for its writes alone."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def reader(self) -> Session:
+        return new_session(self.engine)
+
+    def writer(self) -> Session:
+        return new_session(self.engine, write=True)

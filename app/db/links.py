@@ -8,7 +8,16 @@ from typing import Any
 from sqlalchemy import func, update
 from sqlmodel import Session, SQLModel, col, select
 
-from app.db.tables import Campaign, ChangeLog, EffectRegime, ImportRecord, KernelRule, Prerequisite, Submission
+from app.db.tables import (
+    Campaign,
+    ChangeLog,
+    EffectRegime,
+    ImportRecord,
+    KernelRule,
+    Measurement,
+    Prerequisite,
+    Submission,
+)
 
 
 def find_by(session: Session, *, table: type[SQLModel], campaign_id: int, column: str, value: object) -> list:
@@ -77,6 +86,14 @@ def import_with_sha(session: Session, *, campaign_id: int, sha256: str) -> Impor
 def imports_of_batch(session: Session, *, campaign_id: int, batch: str) -> list[ImportRecord]:
     query = select(ImportRecord).where(ImportRecord.campaign_id == campaign_id, ImportRecord.batch == batch)
     return list(session.exec(query).all())
+
+
+def regimes_of_imports(session: Session, *, import_ids: Sequence[int]) -> list[int]:
+    """The regimes that runs of these imported files belong to."""
+    if not import_ids:
+        return []
+    query = select(Measurement.regime_id).where(col(Measurement.import_id).in_(import_ids)).distinct()
+    return sorted(session.exec(query).all())
 
 
 def imports_of(session: Session, *, campaign_id: int) -> list[ImportRecord]:

@@ -69,10 +69,18 @@ def to_core_measurements(rows: CampaignRows) -> tuple[core.Measurement, ...]:
             regime=regime_names[m.regime_id], metric=m.metric, value=m.value, measured_at=m.measured_at,
             kind=core.MeasurementKind(m.kind),
             includes=frozenset(keys[i] for i in rows.includes.get(pk(m), []) if i in keys),
+            ref=pk(m),
         )
         for m in rows.measurements
         if m.retracted_at is None
     )
+
+
+def to_core_changes(rows: CampaignRows, measurements: tuple[core.Measurement, ...]
+                    ) -> tuple[tuple[core.Measurement, core.Measurement], ...]:
+    """The measured changes kept with the history, as pairs of the core's measurements."""
+    by_id = {m.ref: m for m in measurements}
+    return tuple((by_id[b], by_id[a]) for b, a in rows.changes if b in by_id and a in by_id)
 
 
 def to_gpu_spec(row: HardwareSpec) -> ceilings.GpuSpec:
@@ -145,6 +153,7 @@ def to_core(rows: CampaignRows) -> core.Campaign:
         ),
         gates=tuple(to_core_gate(g, tier_keys, regime_names) for g in rows.gates),
         measurements=measurements,
+        changes=to_core_changes(rows, measurements),
         objectives=tuple(core.Objective(s.metric, core.Comparator(s.comparator), s.threshold) for s in rows.slos),
     )
 

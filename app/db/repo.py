@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from sqlmodel import Session, col, select
 
+from app.db import history, planning_runs
 from app.db.tables import (
     Campaign,
     Effect,
@@ -24,7 +25,9 @@ from app.db.tables import (
     Slo,
     Tier,
     ids,
+    pk,
 )
+from app.planning.metrics import CAPACITY_METRIC
 
 
 @dataclass
@@ -33,7 +36,7 @@ class CampaignRows:
 
     campaign: Campaign
     regimes: list[Regime]
-    measurements: list[Measurement]  # newest first
+    measurements: list[Measurement]  # the runs the planner's rules pick (app/db/history.py), newest first
     profiles: dict[int, Profile]  # regime id -> its newest profile
     shares: dict[int, list[ProfileShare]]  # profile id -> shares
     tiers: list[Tier]
@@ -46,6 +49,7 @@ class CampaignRows:
     model_spec: ModelSpec | None = None
     includes: dict[int, list[int]] = field(default_factory=dict)  # measurement id -> intervention ids
     slos: list[Slo] = field(default_factory=list)
+    changes: list[tuple[int, int]] = field(default_factory=list)  # measured changes: (before id, after id)
 
 
 def list_campaigns(session: Session) -> Sequence[Campaign]:
@@ -185,7 +189,9 @@ def model_spec_of(session: Session, *, campaign_id: int) -> ModelSpec | None:
     return session.exec(select(ModelSpec).where(ModelSpec.campaign_id == campaign_id)).first()
 
 
-def load_campaign(session: Session, *, campaign_id: int, baselines_only: bool = False) -> CampaignRows | None:
+def load_campaign(session: Session, *, campaign_id: int) -> CampaignRows | None:
+    """The campaign's rows, and of its measurement history the runs the planner needs: a few statements whatever
+    the length of the history."""
     campaign = get_campaign(session, campaign_id=campaign_id)
     if campaign is None:
         return None
@@ -195,21 +201,26 @@ def load_campaign(session: Session, *, campaign_id: int, baselines_only: bool = 
     tiers = tiers_of(session, campaign_id=campaign_id)
     interventions = interventions_of(session, campaign_id=campaign_id)
     effects = effects_of(session, intervention_ids=ids(interventions))
-    measurements = measurements_of(session, regime_ids=regime_ids, baselines_only=baselines_only)
+    gates = gates_of(session, tier_ids=ids(tiers))
+    slos = slos_of(session, campaign_id=campaign_id)
+    runs = planning_runs.planning_runs(session, regime_ids=regime_ids, gates=gates,
+                                 tier_starts={pk(t): t.started_at for t in tiers},
+                                 capacity_gates=bool(slos) and any(g.metric == CAPACITY_METRIC for g in gates))
     return CampaignRows(
         campaign=campaign,
         regimes=regimes,
-        measurements=measurements,
-        includes=includes_of(session, measurement_ids=ids(measurements)),
+        measurements=runs.measurements,
+        includes={pk(m): history.key_ids(m.includes_key) for m in runs.measurements},
         profiles=profiles,
         shares=shares_of(session, profile_ids=ids(profiles.values())),
         tiers=tiers,
         interventions=interventions,
         effects=effects,
         effect_regimes=effect_regime_ids(session, effect_ids=ids(effects)),
-        gates=gates_of(session, tier_ids=ids(tiers)),
+        gates=gates,
         prerequisites=prerequisites_of(session, intervention_ids=ids(interventions)),
         hardware=hardware_of(session, campaign_id=campaign_id),
         model_spec=model_spec_of(session, campaign_id=campaign_id),
-        slos=slos_of(session, campaign_id=campaign_id),
+        slos=slos,
+        changes=runs.changes,
     )

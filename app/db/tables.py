@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import CheckConstraint, UniqueConstraint
+from sqlalchemy import CheckConstraint, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 PROVENANCE_CHECK = "{col} IN ('measured', 'imported', 'reported', 'assumed')"
@@ -108,10 +108,15 @@ class Measurement(SQLModel, table=True):
     __table_args__ = (
         provenance_check("provenance", "ck_measurement_provenance"),
         CheckConstraint("kind IN ('baseline', 'gate check')", name="ck_measurement_kind"),
+        # the reads of a long history, each bounded by what it shows (app/db/history.py): a regime's runs newest
+        # first, one metric's runs around a time, the newest run of one state
+        Index("ix_measurement_regime_time", "regime_id", "measured_at", "id"),
+        Index("ix_measurement_metric_time", "regime_id", "metric", "measured_at", "id"),
+        Index("ix_measurement_state_time", "regime_id", "metric", "kind", "includes_key", "measured_at", "id"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
-    regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", index=True)
+    regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE")
     metric: str = Field(max_length=50)
     value: float
     unit: str = Field(max_length=20)
@@ -126,6 +131,9 @@ class Measurement(SQLModel, table=True):
     retracted_by: str = Field(default="", max_length=200)
     retraction_reason: str = ""
     recorded_by: str = Field(default="", max_length=100, sa_column_kwargs={"server_default": ""})  # "": single-user
+    # the ids of the interventions it includes, sorted, comma-separated ("" for none): its state, which the reads
+    # of one state's runs find through an index; written with the measurement_include rows it repeats
+    includes_key: str = Field(default="", sa_type=Text, sa_column_kwargs={"server_default": ""})
 
 
 class MeasurementInclude(SQLModel, table=True):
@@ -134,7 +142,7 @@ class MeasurementInclude(SQLModel, table=True):
     __tablename__ = "measurement_include"
 
     measurement_id: int = Field(foreign_key="measurement.id", ondelete="CASCADE", primary_key=True)
-    intervention_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", primary_key=True)
+    intervention_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", primary_key=True, index=True)
 
 
 class Profile(SQLModel, table=True):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import math
 import re
+from collections.abc import Iterator
 from typing import BinaryIO
 
 from app.importers.errors import ImportFileError
@@ -118,10 +119,16 @@ def run_from_one_batch(record: dict, where: str, file: str) -> BenchmarkRun:
 
 
 def parse_results_json(raw: BinaryIO | str, file: str, on_progress=None) -> list[BenchmarkRun]:
+    """Every run of iter_results_json, in a list."""
+    return list(iter_results_json(raw, file, on_progress))
+
+
+def iter_results_json(raw: BinaryIO | str, file: str, on_progress=None) -> Iterator[BenchmarkRun]:
     """vLLM or SGLang results: one object, several appended objects, JSONL, or a list (sweep summary); read as a
-    stream (app/importers/json_values.py), so per-request arrays cost no memory."""
+    stream (app/importers/json_values.py), so per-request arrays cost no memory, and given a run at a time, so
+    a file of any number of runs does not either."""
     stream = CountingReader(io.BytesIO(raw.encode("utf-8")) if isinstance(raw, str) else raw, on_progress)
-    runs = []
+    found = 0
     for value, line in json_values(stream, file):
         items = value if isinstance(value, list) else [value]
         if isinstance(value, dict) and isinstance(value.get("results"), list):
@@ -130,13 +137,13 @@ def parse_results_json(raw: BinaryIO | str, file: str, on_progress=None) -> list
             where = f"line {line}" if len(items) == 1 else f"line {line}, item {n}"
             if not isinstance(item, dict):
                 raise ImportFileError(file, where, "expected a JSON object of benchmark results")
+            found += 1
             if "median_decode_throughput" in item:
-                runs.append(run_from_one_batch(item, where, file))
+                yield run_from_one_batch(item, where, file)
             else:
-                runs.append(run_from_result(item, _dialect(item), where, file))
-    if not runs:
+                yield run_from_result(item, _dialect(item), where, file)
+    if not found:
         raise ImportFileError(file, "", "no benchmark result in the file")
-    return runs
 
 
 def _dialect(item: dict) -> str:

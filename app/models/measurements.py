@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from enum import StrEnum
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationInfo, field_validator
 
 from app.models.fields import Input, Int, Number, UtcDatetime, example, field
 from app.planning.model import MeasurementKind
@@ -55,6 +55,35 @@ class MeasurementPublic(BaseModel):
     retracted_at: datetime | None
     retracted_by: str
     retraction_reason: str
+
+
+class HistoryQuery(Input):
+    """Which runs of a history a page lists: of one metric, measured between two dates (UTC, both included),
+    older than the run the page follows."""
+
+    metric: str = field("Metric", default="", max_length=50)
+    since: date | None = field("From", default=None)
+    until: date | None = field("To", default=None)
+    before: Int | None = field("Older than run", default=None, ge=1)
+
+    @field_validator("until")
+    @classmethod
+    def _after_since(cls, value: date | None, info: ValidationInfo) -> date | None:
+        since = info.data.get("since")
+        if value is not None and since is not None and value < since:
+            raise ValueError(f"the end date lies before the start date ({since:%Y-%m-%d})")
+        return value
+
+
+class RunStretch(BaseModel):
+    """The runs of one stretch of time, as a chart with more runs than it draws shows them."""
+
+    start: datetime
+    end: datetime
+    runs: int
+    low: float
+    high: float
+    mean: float
 
 
 class LoginForm(Input):

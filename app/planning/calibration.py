@@ -55,7 +55,7 @@ def calibrate(campaign: Campaign) -> CalibrationSummary:
     order = [i.key for _, members in plan_order(campaign) for i in members]
     by_key = {i.key: i for i in campaign.interventions}
     for regime in campaign.regimes:
-        for before, after in _pairs(campaign.measurements, regime.name):
+        for before, after in _pairs(campaign, regime.name):
             changed = [k for k in order if k in after.includes - before.includes]
             changed += sorted(k for k in after.includes - before.includes if k not in order)
             predicted, spread = predicted_gain([by_key[k] for k in changed if k in by_key], regime, campaign)
@@ -110,16 +110,59 @@ def _waiting(campaign: Campaign) -> list[CalibrationPoint]:
     return out
 
 
-def _pairs(measurements: Iterable[Measurement], regime_name: str) -> list[tuple[Measurement, Measurement]]:
+def changes_by_set(measurements: Iterable[Measurement], regime_name: str
+                   ) -> dict[frozenset[str], tuple[Measurement, Measurement]]:
+    """The measured changes of the regime's output throughput, by the set of interventions that changed: for each
+    run, the newest earlier run whose includes are the largest proper subset of its own; per set, the newest pair.
+
+    One pass in time order over the runs (retracted ones left out by the caller), keeping the newest run of each
+    state (set of includes) measured before the current time: runs x states, not runs squared."""
     series = sorted(
         (m for m in measurements if m.regime == regime_name and m.metric == THROUGHPUT_METRIC and m.value > 0),
         key=lambda m: m.measured_at,
     )
     newest: dict[frozenset[str], tuple[Measurement, Measurement]] = {}
-    for n, after in enumerate(series):
-        earlier = [m for m in series[:n] if m.includes < after.includes and m.measured_at < after.measured_at]
-        if not earlier:
-            continue
-        before = max(earlier, key=lambda m: (len(m.includes), m.measured_at))
-        newest[after.includes - before.includes] = (before, after)
-    return sorted(newest.values(), key=lambda pair: pair[1].measured_at)
+    # state -> (its newest run before the current time, that run's position); among runs measured at the same
+    # time the first in `series` order stands, as max() over them would pick
+    latest: dict[frozenset[str], tuple[Measurement, int]] = {}
+    start = 0
+    while start < len(series):
+        end = start
+        while end < len(series) and series[end].measured_at == series[start].measured_at:
+            end += 1
+        for after in series[start:end]:
+            earlier = [(len(state), run.measured_at, -position, run) for state, (run, position) in latest.items()
+                       if state < after.includes]
+            if earlier:
+                before = max(earlier, key=lambda c: c[:3])[3]
+                newest[after.includes - before.includes] = (before, after)
+        for position in range(start, end):
+            run = series[position]
+            if run.includes not in latest or latest[run.includes][0].measured_at < run.measured_at:
+                latest[run.includes] = (run, position)
+        start = end
+    return newest
+
+
+def measured_pairs(measurements: Iterable[Measurement], regime_name: str) -> list[tuple[Measurement, Measurement]]:
+    """The regime's measured changes (changes_by_set), oldest first."""
+    return sorted(changes_by_set(measurements, regime_name).values(), key=lambda pair: pair[1].measured_at)
+
+
+def newer_changes(known: Iterable[Measurement], added: Iterable[Measurement], regime_name: str
+                  ) -> dict[frozenset[str], tuple[Measurement, Measurement]]:
+    """The measured changes whose newer run is one of `added`: what runs measured after every earlier run of the
+    regime add to its changes. `known` must hold, for each state, the newest earlier run (more is harmless); a
+    change of the result replaces the stored one of the same set, a set not in it keeps its stored change."""
+    fresh = tuple(added)
+    wanted = set(fresh)
+    return {changed: pair for changed, pair in changes_by_set((*known, *fresh), regime_name).items()
+            if pair[1] in wanted}
+
+
+def _pairs(campaign: Campaign, regime_name: str) -> list[tuple[Measurement, Measurement]]:
+    """The regime's measured changes: the campaign's own (kept as runs were written) or found in its runs."""
+    if campaign.changes is None:
+        return measured_pairs(campaign.measurements, regime_name)
+    return sorted((pair for pair in campaign.changes if pair[1].regime == regime_name),
+                  key=lambda pair: pair[1].measured_at)

@@ -284,6 +284,7 @@ class Measurement:
     measured_at: datetime
     kind: MeasurementKind = MeasurementKind.BASELINE
     includes: frozenset[str] = frozenset()  # interventions in place when it was taken
+    ref: int | None = None  # the stored row's id, when it has one: how the pages point at it
 
 
 @dataclass(frozen=True)
@@ -333,7 +334,14 @@ class Objective:
 
 @dataclass(frozen=True)
 class Campaign:
-    """Everything the planner needs about one campaign."""
+    """Everything the planner needs about one campaign.
+
+    `measurements` need not be the whole history: every use of them picks runs by a rule that a subset holding the
+    right runs answers the same, so a long history is read as the runs those rules pick (app/db/history.py): the
+    newest run of each regime, metric, kind and state, the runs around each gate's tier start (its window after,
+    its reference window before), the baseline's TPOT candidates and, for a gate on the capacity, the runs of
+    its last moments. The one rule that needs every run, the measured changes of calibration, is given as
+    `changes` (None: found in `measurements`)."""
 
     regimes: tuple[Regime, ...]
     tiers: tuple[Tier, ...]
@@ -345,6 +353,7 @@ class Campaign:
     floors: tuple[tuple[str, Any], ...] = ()  # regime name -> ceiling.StepFloor, where specs allow
     model_error_scale: float = 1.0  # calibration's factor on the model-error priors
     objectives: tuple[Objective, ...] = ()  # the service-level objectives (planning/capacity.py)
+    changes: tuple[tuple[Measurement, Measurement], ...] | None = None  # measured changes (planning/calibration.py)
 
     def ceiling_of(self, regime_name: str) -> float | None:
         return dict(self.ceilings_tok_s).get(regime_name)

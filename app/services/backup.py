@@ -24,6 +24,7 @@ def import_campaign(session: Session, document: Any) -> Campaign:
     """Restore a backup as a new campaign in one commit; FormInvalid naming the table and row, nothing written."""
     try:
         campaign = backup.load_campaign(session, document=document)
+        backup.rebuild_history(session, campaign_id=campaign.id or 0)
         session.commit()
     except backup.BadDocument as exc:
         session.rollback()

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from sqlmodel import Session, SQLModel
 
-from app.db import repo
+from app.db import history, repo
 from app.db.tables import (
     Campaign,
     Effect,
@@ -223,6 +223,8 @@ def load_demo(session: Session, *, now: datetime) -> Campaign:
             tier_id=pk(tiers[tier_key]), regime_id=pk(regimes[regime_name]), metric=metric,
             comparator=comparator, threshold=threshold, provenance=provenance,
         ))
+    session.flush()
+    history.rebuild(session, [pk(r) for r in regimes.values()])
     keep_snapshot(session, pk(campaign), "loaded the demo campaign (DOMAIN.md's reference campaign)", now=now)
     session.commit()
     session.refresh(campaign)

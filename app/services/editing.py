@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 from sqlmodel import Session, SQLModel
 
-from app.db import links, repo
+from app.db import history, links, repo
 from app.db.tables import Campaign, ChangeLog, Gate, Intervention, Regime, Slo, Submission, Tier, pk
 from app.models import plan_rows as m
 from app.models.fields import Options, check_options, form_fields, parse_form, plain_values, validated
@@ -185,7 +185,11 @@ def delete(session: Session, editor: Editor, campaign_id: int, row_id: int, *, n
     line = ""
     if editor is not CAMPAIGN_EDITOR and now is not None:  # a deleted campaign takes its log with it
         line = log_change(session, campaign_id, editor, row, "deleted", now, by)
+    affected = history.before_intervention_deleted(session, pk(row)) if isinstance(row, Intervention) else None
     session.delete(row)
+    if affected is not None:  # the runs that included it are in another state now
+        session.flush()
+        history.after_intervention_deleted(session, affected)
     if line and now is not None:
         keep_snapshot(session, campaign_id, line, now=now, by=by)
     session.commit()

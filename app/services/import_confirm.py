@@ -3,17 +3,24 @@ unconfirmed warnings), and undoing a batch."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from sqlalchemy import insert
 from sqlmodel import Session, col
 
-from app.db import jobs, links, repo
+from app.db import history, jobs, links, repo
+from app.db.engine import Sessions
 from app.db.tables import ImportRecord, Measurement, MeasurementInclude, Profile, ProfileShare, Regime, pk
 from app.planning import model as core
+from app.planning.baselines import newest_baselines
+from app.planning.checks import check_reading
+from app.services import snapshots
+from app.services.analysis import core_campaign
 from app.services.errors import FormInvalid, NotFound
-from app.services.imports import INSERT_CHUNK, Preview, mark_duplicates, problem_line, reading_of
-from app.services.measurements import load_rows, problems_of
+from app.services.import_rows import LISTED, MeasurementRow, read_rows
+from app.services.imports import Preview, mark_duplicates, problem_line, reading_of
+from app.services.measurements import load_rows
 from app.services.snapshots import keep_snapshot
 
 
@@ -23,41 +30,49 @@ def batch_imported(session: Session, campaign_id: int, batch: str) -> bool:
 
 
 def confirm_import(
-    session: Session, campaign_id: int, preview: Preview, *, now: datetime, batch: str,
+    sessions: Sessions, campaign_id: int, preview: Preview, *, now: datetime, batch: str,
     measured_at: datetime | None = None, confirmed: bool = False, by: str = "", job_token: str = "",
+    on_progress: Callable[[int], None] | None = None,
 ) -> list[ImportRecord]:
     """Write the previewed import in one transaction; refuses duplicates, unresolved rows and unconfirmed warnings.
 
-    Confirming the same batch again (a retried or doubled submit) writes nothing and returns what the first wrote.
-    Whether a file is already imported is asked again here, under the campaign's lock: two previews of one file
-    confirmed one after the other, or at once, store it once. `job_token`: the import job whose preview this is,
-    marked imported in the same transaction."""
+    Its values are checked against the campaign before the write, a chunk at a time from the preview's rows
+    file; the write then stores them a chunk at a time, holding the lock for the rows alone. Confirming the same
+    batch again (a retried or doubled submit) writes nothing and returns what the first wrote. Whether a file is
+    already imported is asked again under the campaign's lock: two previews of one file confirmed one after the
+    other, or at once, store it once. `job_token`: the import job whose preview this is, marked imported in the
+    same transaction. `on_progress`: called with the values stored so far."""
     if preview.campaign_id and preview.campaign_id != campaign_id:
         raise NotFound("this upload was previewed for another campaign")
-    links.lock_campaign(session, campaign_id=campaign_id)
-    done = links.imports_of_batch(session, campaign_id=campaign_id, batch=batch)
-    if done:
-        return done
-    mark_duplicates(session, campaign_id, preview.files)
-    duplicates = [f"{f.name} (same content as {f.duplicate_of})" for f in preview.files if f.duplicate_of]
-    if duplicates:
-        raise FormInvalid({"files": "already imported, so not counted twice: " + "; ".join(duplicates)})
-    if preview.problems:
-        raise FormInvalid({"regime": preview.problems[0]})
-    regimes = {r.name: r for r in repo.regimes_of(session, campaign_id=campaign_id)}
-    for added in preview.new_regimes:
-        if added["name"] not in regimes:
-            regime = Regime(campaign_id=campaign_id, workload_provenance="assumed", target_provenance="assumed",
-                            notes=f"added by the import of {', '.join(f.name for f in preview.files)}"[:2000],
-                            **added)
-            session.add(regime)
-            regimes[regime.name] = regime
-    if preview.new_regimes:
-        session.flush()
-    confirmations: list[str] = []
-    if preview.kind == "measurements":
-        confirmations = _settle(session, campaign_id, preview, now=now, measured_at=measured_at, confirmed=confirmed)
-    try:
+    with sessions.reader() as session:
+        done = links.imports_of_batch(session, campaign_id=campaign_id, batch=batch)
+        if done:
+            return done
+        confirmations: dict[int, str] = {}
+        if preview.kind == "measurements":
+            confirmations = _settle(session, campaign_id, preview, now=now, measured_at=measured_at,
+                                    confirmed=confirmed)
+    with sessions.writer() as session:
+        links.lock_campaign(session, campaign_id=campaign_id)
+        done = links.imports_of_batch(session, campaign_id=campaign_id, batch=batch)
+        if done:
+            return done
+        mark_duplicates(session, campaign_id, preview.files)
+        duplicates = [f"{f.name} (same content as {f.duplicate_of})" for f in preview.files if f.duplicate_of]
+        if duplicates:
+            raise FormInvalid({"files": "already imported, so not counted twice: " + "; ".join(duplicates)})
+        if preview.problems:
+            raise FormInvalid({"regime": preview.problems[0]})
+        regimes = {r.name: r for r in repo.regimes_of(session, campaign_id=campaign_id)}
+        for added in preview.new_regimes:
+            if added["name"] not in regimes:
+                regime = Regime(campaign_id=campaign_id, workload_provenance="assumed", target_provenance="assumed",
+                                notes=f"added by the import of {', '.join(f.name for f in preview.files)}"[:2000],
+                                **added)
+                session.add(regime)
+                regimes[regime.name] = regime
+        if preview.new_regimes:
+            session.flush()
         records = [
             ImportRecord(campaign_id=campaign_id, batch=batch, file_name=f.name, sha256=f.sha256, format=f.format,
                          size_bytes=f.size_bytes, imported_at=now, summary=_summary(preview))
@@ -66,7 +81,8 @@ def confirm_import(
         session.add_all(records)
         session.flush()
         if preview.kind == "measurements":
-            _write_measurements(session, campaign_id, preview, records, regimes, confirmations, by)
+            _write_measurements(session, campaign_id, preview, records, regimes, confirmations, by, measured_at,
+                                on_progress)
         else:
             _write_profile(session, preview, records[0], regimes, now)
         if job_token:
@@ -74,54 +90,78 @@ def confirm_import(
         keep_snapshot(session, campaign_id, f"imported {', '.join(f.name for f in preview.files)}: {_summary(preview)}",
                       now=now, by=by)
         session.commit()
-    except Exception:
-        session.rollback()
-        raise
+    with sessions.reader() as reader, sessions.writer() as writer:
+        snapshots.settle(reader, writer, campaign_id)
     return records
 
 
-def _settle(session, campaign_id: int, preview: Preview, *, now, measured_at, confirmed: bool) -> list[str]:
-    """Date the undated rows and run the checks again on what will be written; the warnings confirmed, a row each."""
-    for row in preview.measurements:
-        if not row.measured_at and measured_at is not None:
-            row.measured_at = measured_at.isoformat()
-    undated = sorted({m.where.split(", ")[0] for m in preview.measurements if not m.measured_at})
-    if undated:
-        raise FormInvalid({"measured_at": f"{', '.join(undated)} carries no date: give the time it was measured"})
-    readings = [reading_of(m, now, preview.measurement_kind) for m in preview.measurements]
-    found = problems_of(load_rows(session, campaign_id, baselines_only=True), readings, now=now)
-    errors = [problem_line(row, p.message) for row, ps in zip(preview.measurements, found, strict=False) for p in ps
-              if not p.confirmable]
-    if errors:
-        raise FormInvalid({"measured_at" if "future" in errors[0] else "files": errors[0]})
-    warnings = [problem_line(row, p.message)
-                for row, ps in zip(preview.measurements, found, strict=False) for p in ps]
-    if warnings and not confirmed:
-        raise FormInvalid({"confirm": "; ".join(warnings)}, confirmable=True)
-    return ["; ".join(p.message for p in ps) for ps in found]
+def _dated(row: MeasurementRow, measured_at: datetime | None) -> MeasurementRow:
+    if not row.measured_at and measured_at is not None:
+        row.measured_at = measured_at.isoformat()
+    return row
 
 
-def _write_measurements(session, campaign_id: int, preview: Preview, records, regimes, confirmations, by: str) -> None:
-    """All rows in a few multi-row INSERTs (thousands of runs confirm in seconds, well inside the write lock's
-    busy timeout); the import records' flush before has moved the plan revision."""
+def _settle(session, campaign_id: int, preview: Preview, *, now, measured_at, confirmed: bool) -> dict[int, str]:
+    """Date the undated rows and run the checks again on what will be written (a chunk at a time); the warnings
+    confirmed, by the row's place in the rows file."""
+    if preview.needs_date and measured_at is None:
+        undated = sorted({m.where.split(", ")[0] for m in preview.measurements if not m.measured_at})
+        raise FormInvalid({"measured_at": f"{', '.join(undated) or 'some runs'} carr{'ies' if len(undated) < 2 else 'y'} "
+                                          "no date: give the time it was measured"})
+    campaign, _, _ = core_campaign(load_rows(session, campaign_id))
+    baselines = newest_baselines(campaign.measurements)
+    confirmations: dict[int, str] = {}
+    warnings: list[str] = []
+    position = 0
+    for chunk in read_rows(preview.rows_path):
+        for row in chunk:
+            found = check_reading(reading_of(_dated(row, measured_at), now, preview.measurement_kind), campaign, now=now,
+                                  baselines=baselines)
+            errors = [p for p in found if not p.confirmable]
+            if errors:
+                message = problem_line(row, errors[0].message)
+                raise FormInvalid({"measured_at" if "future" in message else "files": message})
+            if found:
+                confirmations[position] = "; ".join(p.message for p in found)
+                if len(warnings) < LISTED:
+                    warnings += [problem_line(row, p.message) for p in found]
+            position += 1
+    if confirmations and not confirmed:
+        more = len(confirmations) - len(warnings)
+        raise FormInvalid({"confirm": "; ".join(warnings) + (f"; and {more:,} more" if more > 0 else "")},
+                          confirmable=True)
+    return confirmations
+
+
+def _write_measurements(session, campaign_id: int, preview: Preview, records, regimes, confirmations: dict[int, str],
+                        by: str, measured_at: datetime | None, on_progress) -> None:
+    """The rows file's values a chunk at a time: a multi-row INSERT each (thousands of runs confirm in seconds),
+    and their place in the history's summaries; the import records' flush before has moved the plan revision."""
     by_file = {f.name: r for f, r in zip(preview.files, records, strict=False)}
     by_key = {i.key: pk(i) for i in repo.interventions_of(session, campaign_id=campaign_id)}
-    values = [
-        {"regime_id": regimes[row.regime].id, "metric": row.metric, "value": row.value, "unit": row.unit,
-         "measured_at": datetime.fromisoformat(row.measured_at), "provenance": "imported",
-         "source": f"import: {row.where}"[:300], "note": row.note, "import_id": by_file[row.where.split(", ")[0]].id,
-         "kind": preview.measurement_kind, "confirmed": confirmed, "recorded_by": by}
-        for row, confirmed in zip(preview.measurements, confirmations, strict=False)
-    ]
-    for start in range(0, len(values), INSERT_CHUNK):
-        chunk = values[start:start + INSERT_CHUNK]
+    position = 0
+    for chunk in read_rows(preview.rows_path):
+        values = []
+        for row in chunk:
+            row = _dated(row, measured_at)
+            values.append({
+                "regime_id": regimes[row.regime].id, "metric": row.metric, "value": row.value, "unit": row.unit,
+                "measured_at": datetime.fromisoformat(row.measured_at), "provenance": "imported",
+                "source": f"import: {row.where}"[:300], "note": row.note,
+                "import_id": by_file[row.where.split(", ")[0]].id, "kind": preview.measurement_kind,
+                "confirmed": confirmations.get(position, ""), "recorded_by": by,
+                "includes_key": history.includes_key(by_key[k] for k in row.includes if k in by_key)})
+            position += 1
         ids = session.execute(insert(Measurement).returning(col(Measurement.id), sort_by_parameter_order=True),
-                              chunk).scalars().all()
+                              values).scalars().all()
         links = [{"measurement_id": measurement_id, "intervention_id": by_key[k]}
-                 for measurement_id, row in zip(ids, preview.measurements[start:start + INSERT_CHUNK], strict=True)
-                 for k in row.includes if k in by_key]
+                 for measurement_id, row in zip(ids, chunk, strict=True) for k in row.includes if k in by_key]
         if links:
             session.execute(insert(MeasurementInclude), links)
+        history.added(session, [history.Run(i, v["regime_id"], v["metric"], v["kind"], v["includes_key"],
+                                            v["measured_at"], v["value"]) for i, v in zip(ids, values, strict=True)])
+        if on_progress is not None:
+            on_progress(len(values))
 
 
 def _write_profile(session, preview: Preview, record: ImportRecord, regimes, now: datetime) -> None:
@@ -142,7 +182,7 @@ def _write_profile(session, preview: Preview, record: ImportRecord, regimes, now
 
 def _summary(preview: Preview) -> str:
     if preview.kind == "measurements":
-        return f"{len(preview.measurements)} measurements ({preview.measurement_kind})"
+        return f"{preview.measurement_count:,} measurements ({preview.measurement_kind})"
     return f"profile of {preview.regime}: " + ", ".join(f"{b} {s * 100:.0f}%" for b, s in preview.shares[:4])
 
 
@@ -152,8 +192,11 @@ def undo_import(session: Session, campaign_id: int, batch: str, *, now: datetime
     if not records:
         raise NotFound(f"no import {batch!r} in campaign {campaign_id}")
     names = ", ".join(r.file_name for r in records)
+    regime_ids = links.regimes_of_imports(session, import_ids=[pk(r) for r in records])
     for record in records:
         session.delete(record)
+    session.flush()
+    history.rebuild(session, regime_ids)
     keep_snapshot(session, campaign_id, f"import of {names} undone", now=now, by=by)
     session.commit()
     return len(records)

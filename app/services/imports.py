@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,21 +15,30 @@ from app.db import links, repo
 from app.db.mappers import to_core_profile
 from app.db.tables import Profile, ProfileShare, Regime
 from app.importers import detect as formats
-from app.importers.benchmarks import parse_console, parse_results_json
+from app.importers.benchmarks import iter_results_json, parse_console
 from app.importers.buckets import DEFAULT_RULES
 from app.importers.kernel_csv import ColumnMap
 from app.importers.records import BenchmarkRun
 from app.models.measurements import ImportOptionsForm
 from app.planning import model as core
-from app.planning.checks import Reading
+from app.planning.baselines import newest_baselines
+from app.planning.checks import Reading, check_reading
 from app.planning.metrics import metric_label, metric_unit
+from app.planning.runs_kept import RunsKept
 from app.services.analysis import core_campaign
 from app.services.errors import FormInvalid
 from app.services.import_effects import measurement_consequences, mismatches, profile_consequences
 from app.services.import_profiles import ProfileDraft, profile_draft, read_text
-from app.services.measurements import default_includes, problems_of
+from app.services.import_rows import (
+    ROWS_FILE,
+    SAMPLE,
+    Listed,
+    MeasurementRow,
+    SeriesSummary,
+    write_row,
+)
+from app.services.measurements import default_includes
 
-INSERT_CHUNK = 2000  # measurement rows an INSERT statement carries
 PROFILE_FORMATS = {formats.TRACE, formats.NSYS, formats.KERNEL_CSV}
 
 
@@ -56,32 +66,24 @@ class FileInfo:
 
 
 @dataclass
-class MeasurementRow:
-    regime: str
-    metric: str
-    value: float
-    unit: str
-    measured_at: str  # ISO; "" when neither the file nor the user dated it
-    where: str  # "file.json, line 1"
-    note: str
-    includes: list[str] = field(default_factory=list)
-
-
-@dataclass
 class Preview:
     kind: str  # "measurements" or "profile"
     files: list[FileInfo]
-    measurements: list[MeasurementRow] = field(default_factory=list)
+    measurements: list[MeasurementRow] = field(default_factory=list)  # the first SAMPLE values, to show
+    measurement_count: int = 0  # every value the import would write (in the rows file)
+    rows_path: str = ""  # the file that holds them all (app/services/import_rows.py)
+    series: list[dict] = field(default_factory=list)  # SeriesSummary of each regime and metric, as dicts
     regime: str = ""
     shares: list[tuple[str, float]] = field(default_factory=list)
     how: str = ""
     top_kernels: list[tuple[str, str, float, int, float]] = field(default_factory=list)
     unmatched: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)  # block the import until fixed
+    problems: list[str] = field(default_factory=list)  # block the import until fixed (the first LISTED)
     spec_decode: list[str] = field(default_factory=list)
     consequences: list[str] = field(default_factory=list)  # what it would change
     warnings: list[str] = field(default_factory=list)  # shown, not blocking: another model or GPU
-    flagged: list[str] = field(default_factory=list)  # values the checks flag: confirm to import them
+    flagged: list[str] = field(default_factory=list)  # values the checks flag: confirm to import them (the first)
+    flagged_count: int = 0
     named: list[str] = field(default_factory=list)  # model, GPU, engine the files name
     measurement_kind: str = "baseline"
     needs_date: bool = False
@@ -119,9 +121,11 @@ def rules_of(session: Session, campaign_id: int) -> list[tuple[str, str]]:
 
 def preview_import(
     session: Session, campaign_id: int, files: list[tuple[str, Path]], options: ImportOptions, *, now: datetime,
-    on_progress=None,
+    rows_dir: Path, on_progress=None,
 ) -> Preview:
-    """Parse the files and say what an import would write and change; raises ImportFileError on a bad file."""
+    """Parse the files and say what an import would write and change; raises ImportFileError on a bad file. The
+    values a benchmark import would write go to a file in `rows_dir` (the upload's folder), which the confirm
+    reads."""
     if not files:
         raise FormInvalid({"files": "choose at least one file, or paste a summary block"})
     infos = []
@@ -145,7 +149,7 @@ def preview_import(
                               on_progress)
         preview = _profile_preview(rows, infos, draft)
     else:
-        preview = _measurement_preview(session, rows, infos, options, regimes, now, on_progress)
+        preview = _measurement_preview(session, rows, infos, options, regimes, now, rows_dir, on_progress)
     preview.campaign_id = campaign_id
     return preview
 
@@ -162,52 +166,67 @@ def mark_duplicates(session: Session, campaign_id: int, infos: list[FileInfo]) -
 
 
 def _measurement_preview(session, rows, infos, options: ImportOptions, regimes: list[Regime], now: datetime,
-                         on_progress=None) -> Preview:
+                         rows_dir: Path, on_progress=None) -> Preview:
+    """Stream the runs: every value into the rows file, checked as it goes; the preview keeps a sample, a summary
+    a regime and metric, the first problems and the runs the planner's rules would pick (for the consequences)."""
     preview = Preview("measurements", infos, measurement_kind=options.kind)
     by_concurrency = {r.concurrency: r.name for r in regimes}
     interventions = rows.interventions
-    runs: list[BenchmarkRun] = []
-    for info in infos:
-        for run in _runs(info, on_progress):
-            runs.append(run)
-            regime = options.regime or (by_concurrency.get(run.concurrency) if run.concurrency is not None else None)
-            if regime is None and options.add_regimes and run.concurrency:
-                added = new_regime(regimes, preview.new_regimes, run.concurrency)
-                preview.new_regimes.append(added)
-                preview.consequences.append(
-                    f"adds the regime {added['name']} (concurrency {run.concurrency}); its workload and target "
-                    f"{added['target_tok_s']:,.4g} tok/s are assumed from its neighbours: check them")
-                regime = by_concurrency[run.concurrency] = added["name"]
-            if regime is None:
-                load = f"concurrency {run.concurrency}" if run.concurrency else f"open loop at {run.request_rate} req/s"
-                preview.problems.append(
-                    f"{info.name}, {run.where}: a run at {load} matches no regime by concurrency; choose its regime"
-                    + (", or add a regime for each new concurrency" if run.concurrency else "")
-                )
-                continue
-            measured_at = _run_date(run) or options.measured_at
-            if measured_at is None:
-                preview.needs_date = True
-            includes = options.includes if options.includes is not None else default_includes(
-                interventions, measured_at or now)
-            preview.measurements += _rows(run, regime, info, measured_at, includes)
-            if run.spec_decode:
-                preview.spec_decode.append(f"{info.name}, {run.where}: " + ", ".join(
-                    f"{k.removeprefix('spec_decode_')} {v}" for k, v in run.spec_decode.items()))
-    preview.named, preview.warnings = mismatches(rows, models=[r.model for r in runs], gpus=[r.gpu for r in runs],
-                                                 engines=[r.engine for r in runs])
-    if preview.needs_date:
-        undated = sorted({m.where.split(", ")[0] for m in preview.measurements if not m.measured_at})
-        preview.consequences.append(f"{', '.join(undated)} carr{'y' if len(undated) > 1 else 'ies'} no date: give the "
-                                    "time it was measured before importing (the effects below assume now)")
-    if preview.measurements:
-        readings = [reading_of(m, now, options.kind) for m in preview.measurements]
-        campaign, _, _ = core_campaign(rows)
-        preview.consequences += measurement_consequences(campaign, [_core(r) for r in readings])
-        for row, found in zip(preview.measurements, problems_of(rows, readings, now=now), strict=False):
-            for problem in found:
-                line = problem_line(row, problem.message)
-                (preview.flagged if problem.confirmable else preview.problems).append(line)
+    campaign, _, _ = core_campaign(rows)
+    baselines = newest_baselines(campaign.measurements)
+    kept = RunsKept(campaign.gates, campaign.tiers)
+    problems, flagged, spec_decode = Listed(), Listed(), Listed()
+    series: dict[tuple[str, str], SeriesSummary] = {}
+    names: dict[str, set[str]] = {"models": set(), "gpus": set(), "engines": set()}
+    undated: set[str] = set()
+    preview.rows_path = str(rows_dir / ROWS_FILE)
+    with open(preview.rows_path, "w", encoding="utf-8") as out:
+        for info in infos:
+            for run in _runs(info, on_progress):
+                for kind, name in (("models", run.model), ("gpus", run.gpu), ("engines", run.engine)):
+                    names[kind].add(name)
+                regime = options.regime or (by_concurrency.get(run.concurrency) if run.concurrency is not None else None)
+                if regime is None and options.add_regimes and run.concurrency:
+                    added = new_regime(regimes, preview.new_regimes, run.concurrency)
+                    preview.new_regimes.append(added)
+                    preview.consequences.append(
+                        f"adds the regime {added['name']} (concurrency {run.concurrency}); its workload and target "
+                        f"{added['target_tok_s']:,.4g} tok/s are assumed from its neighbours: check them")
+                    regime = by_concurrency[run.concurrency] = added["name"]
+                if regime is None:
+                    load = f"concurrency {run.concurrency}" if run.concurrency else f"open loop at {run.request_rate} req/s"
+                    problems.add(f"{info.name}, {run.where}: a run at {load} matches no regime by concurrency; choose "
+                                 "its regime" + (", or add a regime for each new concurrency" if run.concurrency else ""))
+                    continue
+                measured_at = _run_date(run) or options.measured_at
+                if measured_at is None:
+                    undated.add(info.name)
+                includes = options.includes if options.includes is not None else default_includes(
+                    interventions, measured_at or now)
+                for row in _rows(run, regime, info, measured_at, includes):
+                    write_row(out, row)
+                    preview.measurement_count += 1
+                    if len(preview.measurements) < SAMPLE:
+                        preview.measurements.append(row)
+                    series.setdefault((row.regime, row.metric), SeriesSummary(row.regime, row.metric)).add(row)
+                    reading = reading_of(row, now, options.kind)
+                    kept.add(_core(reading))
+                    for problem in check_reading(reading, campaign, now=now, baselines=baselines):
+                        (flagged if problem.confirmable else problems).add(problem_line(row, problem.message))
+                if run.spec_decode:
+                    spec_decode.add(f"{info.name}, {run.where}: " + ", ".join(
+                        f"{k.removeprefix('spec_decode_')} {v}" for k, v in run.spec_decode.items()))
+    preview.named, preview.warnings = mismatches(rows, models=sorted(names["models"]), gpus=sorted(names["gpus"]),
+                                                 engines=sorted(names["engines"]))
+    preview.needs_date = bool(undated)
+    if undated:
+        preview.consequences.append(f"{', '.join(sorted(undated))} carr{'y' if len(undated) > 1 else 'ies'} no date: "
+                                    "give the time it was measured before importing (the effects below assume now)")
+    if preview.measurement_count:
+        preview.consequences += measurement_consequences(campaign, list(kept.runs()))
+    preview.series = [asdict(s) for s in series.values()]
+    preview.problems, preview.flagged, preview.spec_decode = problems.shown(), flagged.shown(), spec_decode.shown()
+    preview.flagged_count = flagged.count
     return preview
 
 
@@ -234,11 +253,12 @@ def new_regime(regimes: list[Regime], added: list[dict], concurrency: int) -> di
             "target_tok_s": target, "position": concurrency}
 
 
-def _runs(info: FileInfo, on_progress) -> list[BenchmarkRun]:
+def _runs(info: FileInfo, on_progress) -> Iterator[BenchmarkRun]:
     if info.format == formats.CONSOLE:
-        return parse_console(read_text(info), info.name)
+        yield from parse_console(read_text(info), info.name)
+        return
     with open(info.path, "rb") as handle:
-        return parse_results_json(handle, info.name, on_progress)
+        yield from iter_results_json(handle, info.name, on_progress)
 
 
 def _rows(run: BenchmarkRun, regime: str, info: FileInfo, measured_at: datetime | None,
@@ -310,6 +330,6 @@ def import_problems(preview: Preview, *, measured_at: datetime | None, confirmed
     out += preview.problems
     if preview.needs_date and measured_at is None:
         out.append("some runs carry no date: give the time they were measured")
-    if preview.flagged and not confirmed:
+    if preview.flagged_count and not confirmed:
         out += [f"flagged, needs confirming: {line}" for line in preview.flagged]
     return out

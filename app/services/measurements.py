@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from app.db import links, repo
+from app.db import history, links, repo
+from app.db.engine import Sessions
 from app.db.repo import CampaignRows
 from app.db.tables import Intervention, Measurement, MeasurementInclude, Regime, Submission, pk
 from app.models.fields import Options, check_options, form_fields, parse_form
@@ -18,15 +21,17 @@ from app.models.plan_rows import METRIC_OPTIONS, InterventionPublic
 from app.planning.checks import Problem, Reading, check_readings, value_errors
 from app.planning.metrics import METRICS
 from app.planning.model import Status
+from app.services import runs, snapshots
 from app.services.analysis import core_campaign
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Field
-from app.services.records import measurement_public
+from app.services.plan import Plan, plan_of
 from app.services.snapshots import keep_snapshot, measurement_cause
 
 MEASUREMENT_FIELDS = form_fields(MeasurementCreate)
 CONFIRM = next(f for f in MEASUREMENT_FIELDS if f.name == "confirm")
 RETRACT_FIELDS = form_fields(RetractionCreate)
+log = logging.getLogger(__name__)
 
 
 def measurement_options(regimes, interventions) -> Options:
@@ -59,19 +64,10 @@ def problems_of(rows: CampaignRows, readings: list[Reading], *, now: datetime) -
     return check_readings(readings, campaign, now=now)
 
 
-def measurement_out(session: Session, campaign_id: int, measurement: Measurement) -> MeasurementPublic:
-    """One measurement's public model from its own rows (not the campaign's: answering a POST costs the same
-    with 10,000 measurements stored as with ten)."""
-    regime = session.get(Regime, measurement.regime_id)
-    keys = {pk(i): i.key for i in repo.interventions_of(session, campaign_id=campaign_id)}
-    includes = repo.includes_of(session, measurement_ids=[pk(measurement)]).get(pk(measurement), [])
-    return measurement_public(measurement, regime.name if regime else "", keys, includes)
-
-
-def load_rows(session: Session, campaign_id: int, *, baselines_only: bool = False) -> CampaignRows:
-    """Every row of the campaign, loaded once; NotFound if there is no such campaign. `baselines_only`: of the
-    measurements, the standing baselines alone (what the checks of new readings need)."""
-    rows = repo.load_campaign(session, campaign_id=campaign_id, baselines_only=baselines_only)
+def load_rows(session: Session, campaign_id: int) -> CampaignRows:
+    """The campaign's rows and the runs of its history the planner needs, loaded once; NotFound if there is no
+    such campaign."""
+    rows = repo.load_campaign(session, campaign_id=campaign_id)
     if rows is None:
         raise NotFound(f"no campaign {campaign_id}")
     return rows
@@ -116,19 +112,53 @@ def _value_problems(data: Mapping[str, Any], errors: dict[str, str], now: dateti
     return {p.field: p.message for p in value_errors(Reading("", metric, value, now), now) if p.field not in errors}
 
 
+@dataclass(frozen=True)
+class Recorded:
+    """What recording a measurement gives back: the run as stored, and the plan it left (None when the plan could
+    not be analysed after the commit: the run is saved all the same)."""
+
+    measurement: MeasurementPublic
+    plan: Plan | None
+    replayed: bool = False  # the idempotency key was seen before: nothing new was stored
+
+
 def record_measurement(
-    session: Session, campaign_id: int, values: MeasurementCreate, *, now: datetime, source: str = "form",
+    sessions: Sessions, campaign_id: int, values: MeasurementCreate, *, now: datetime, source: str = "form",
     rows: CampaignRows | None = None, idempotency_key: str | None = None, by: str = "",
-) -> Measurement:
+) -> Recorded:
     """Check and store one measurement with what it includes (form or API); FormInvalid writes nothing.
 
-    `rows`: the campaign as the caller already loaded it (loaded here otherwise). `idempotency_key`: the
-    client's key for this submission; the same key again stores nothing and returns what the first stored."""
+    Reading the campaign and checking the value happen before the write; the write holds the lock for its own
+    rows alone; the plan it leaves is analysed after the commit, once, and kept in the plan's history. Nothing
+    after the commit can turn the saved run into an error. `rows`: the campaign as the caller already loaded it.
+    `idempotency_key`: the client's key for this submission; the same key again stores nothing and answers with
+    what the first stored."""
     if idempotency_key:
-        done = _submitted(session, campaign_id, idempotency_key)
-        if done is not None:
-            return done
-    rows = rows or load_rows(session, campaign_id, baselines_only=True)
+        with sessions.reader() as session:
+            done = _submitted(session, campaign_id, idempotency_key)
+            if done is not None:
+                return Recorded(runs.measurement_of(session, campaign_id, pk(done)), after_change(session, campaign_id),
+                                replayed=True)
+    if rows is None:
+        with sessions.reader() as session:
+            rows = load_rows(session, campaign_id)
+    row, includes = _checked(rows, values, now=now, source=source, by=by)
+    cause = measurement_cause(row.metric, row.value, row.unit, values.regime, row.kind)
+    with sessions.writer() as session:
+        stored, replayed = _store(session, campaign_id, row, includes, idempotency_key, cause, now=now, by=by)
+    with sessions.reader() as session:
+        plan = after_change(session, campaign_id)
+        # the run is the newest of its series, so among the runs the plan read; looked up on its own otherwise
+        public = next((m for m in plan.record.measurements if m.id == stored), None) if plan else None
+        public = public or runs.measurement_of(session, campaign_id, stored)
+    with sessions.reader() as reader, sessions.writer() as writer:
+        snapshots.settle(reader, writer, campaign_id, plan.analysis if plan else None)
+    return Recorded(public, plan, replayed=replayed)
+
+
+def _checked(rows: CampaignRows, values: MeasurementCreate, *, now: datetime, source: str, by: str
+             ) -> tuple[Measurement, list[int]]:
+    """The row to store and the ids of what it includes, or FormInvalid with every problem at its field."""
     regimes, interventions = rows.regimes, rows.interventions
     try:
         check_options(values, measurement_options(regimes, interventions))
@@ -145,29 +175,50 @@ def record_measurement(
     reading = Reading(values.regime, values.metric, values.value, measured_at, values.kind, frozenset(includes))
     confirmed = raise_for(problems_of(rows, [reading], now=now)[0], values.confirm)
     regime = next(r for r in regimes if r.name == values.regime)
-    measurement = Measurement(
+    by_key = {i.key: pk(i) for i in interventions}
+    ids = [by_key[k] for k in includes]
+    return Measurement(
         regime_id=pk(regime), metric=values.metric, value=values.value, unit=METRICS[values.metric].unit,
         measured_at=measured_at, provenance="measured", source=source, note=values.note,
-        kind=values.kind.value, confirmed=confirmed, recorded_by=by,
-    )
-    session.add(measurement)
+        kind=values.kind.value, confirmed=confirmed, recorded_by=by, includes_key=history.includes_key(ids),
+    ), ids
+
+
+def _store(session: Session, campaign_id: int, row: Measurement, includes: list[int], key: str | None, cause: str,
+           *, now: datetime, by: str) -> tuple[int, bool]:
+    """Write the run, its includes, its place in the history's summaries and the plan's history, and commit; the
+    id stored, and whether it is the first request's (a request with the same key committed first)."""
+    if key:
+        done = _submitted(session, campaign_id, key)
+        if done is not None:
+            return pk(done), True
+    session.add(row)
     session.flush()
-    by_key = {i.key: pk(i) for i in interventions}
-    session.add_all(MeasurementInclude(measurement_id=pk(measurement), intervention_id=by_key[k]) for k in includes)
-    if idempotency_key:
-        session.add(Submission(key=idempotency_key, kind="measurement", result_id=pk(measurement), created_at=now))
-    keep_snapshot(session, campaign_id, measurement_cause(values.metric, values.value, measurement.unit, values.regime,
-                                                          values.kind.value), now=now, by=by)
+    session.add_all(MeasurementInclude(measurement_id=pk(row), intervention_id=i) for i in includes)
+    history.added(session, [history.Run.of(row)])
+    if key:
+        session.add(Submission(key=key, kind="measurement", result_id=pk(row), created_at=now))
+    keep_snapshot(session, campaign_id, cause, now=now, by=by)
+    stored = pk(row)
     try:
         session.commit()
     except IntegrityError:  # the same key committed by a request running alongside: that one's is the answer
         session.rollback()
-        done = _submitted(session, campaign_id, idempotency_key) if idempotency_key else None
+        done = _submitted(session, campaign_id, key) if key else None
         if done is None:
             raise
-        return done
-    session.refresh(measurement)
-    return measurement
+        return pk(done), True
+    return stored, False
+
+
+def after_change(session: Session, campaign_id: int) -> Plan | None:
+    """The plan as a committed change left it (one bounded analysis); None when it cannot be analysed, which
+    never undoes the change."""
+    try:
+        return plan_of(session, campaign_id=campaign_id)
+    except Exception as exc:
+        log.warning("campaign %s could not be analysed after a change: %s", campaign_id, exc)
+        return None
 
 
 def _submitted(session: Session, campaign_id: int, key: str) -> Measurement | None:
@@ -182,21 +233,28 @@ def _submitted(session: Session, campaign_id: int, key: str) -> Measurement | No
 
 
 def retract_measurement(
-    session: Session, campaign_id: int, measurement_id: int, values: RetractionCreate, *, now: datetime
-) -> Measurement:
-    """Mark a measurement retracted, with who and why; it stays in the history and nothing uses it again."""
-    measurement = repo.measurement_in(session, campaign_id=campaign_id, measurement_id=measurement_id)
-    if measurement is None:
-        raise NotFound(f"no measurement {measurement_id} in campaign {campaign_id}")
-    if measurement.retracted_at is not None:
-        raise FormInvalid({"reason": f"already retracted on {measurement.retracted_at:%Y-%m-%d %H:%M} UTC by "
-                                     f"{measurement.retracted_by}: {measurement.retraction_reason}"})
-    measurement.retracted_at, measurement.retracted_by = now, values.by
-    measurement.retraction_reason = values.reason
-    session.add(measurement)
-    regime = next(r.name for r in repo.regimes_of(session, campaign_id=campaign_id) if r.id == measurement.regime_id)
-    cause = measurement_cause(measurement.metric, measurement.value, measurement.unit, regime, measurement.kind)
-    keep_snapshot(session, campaign_id, f"retracted: {cause.removeprefix('measured ')}", now=now, by=values.by)
-    session.commit()
-    session.refresh(measurement)
-    return measurement
+    sessions: Sessions, campaign_id: int, measurement_id: int, values: RetractionCreate, *, now: datetime
+) -> MeasurementPublic:
+    """Mark a measurement retracted, with who and why; it stays in the history and nothing uses it again. The
+    plan it leaves is analysed after the commit."""
+    with sessions.writer() as session:
+        measurement = repo.measurement_in(session, campaign_id=campaign_id, measurement_id=measurement_id)
+        if measurement is None:
+            raise NotFound(f"no measurement {measurement_id} in campaign {campaign_id}")
+        if measurement.retracted_at is not None:
+            raise FormInvalid({"reason": f"already retracted on {measurement.retracted_at:%Y-%m-%d %H:%M} UTC by "
+                                         f"{measurement.retracted_by}: {measurement.retraction_reason}"})
+        measurement.retracted_at, measurement.retracted_by = now, values.by
+        measurement.retraction_reason = values.reason
+        session.add(measurement)
+        session.flush()
+        history.retracted(session, measurement)
+        regime = session.get(Regime, measurement.regime_id)
+        cause = measurement_cause(measurement.metric, measurement.value, measurement.unit,
+                                  regime.name if regime else "", measurement.kind)
+        keep_snapshot(session, campaign_id, f"retracted: {cause.removeprefix('measured ')}", now=now, by=values.by)
+        session.commit()
+    with sessions.reader() as reader, sessions.writer() as writer:
+        snapshots.settle(reader, writer, campaign_id)
+    with sessions.reader() as session:
+        return runs.measurement_of(session, campaign_id, measurement_id)

@@ -64,6 +64,7 @@ class ParseRequest:
     options: ImportOptions
     now: datetime
     limits: ParseLimits
+    folder: Path  # the upload's folder: the values to import are written there for the confirm
 
 
 class Cancelled(BaseException):
@@ -140,7 +141,7 @@ def parse_in_process(request: ParseRequest) -> None:
     try:
         with new_session(engine) as session:
             preview = preview_import(session, request.campaign_id, request.files, request.options, now=request.now,
-                                     on_progress=progress)
+                                     rows_dir=request.folder, on_progress=progress)
         _in(engine, jobs.finish, token=request.token, preview=preview.to_json())
     except Cancelled:
         pass

@@ -1,5 +1,6 @@
 """The plan's own history: after every change that can move a projection (a measurement, an import, an edit),
-the plan's figures are kept, in the change's own transaction, with what the change was.
+the plan's figures are kept with what the change was: the change's row in its own transaction, its figures
+right after it commits.
 
 A snapshot holds, per regime, the baseline, target and ceiling, and each tier's projected throughput with its
 P10-P50-P90 band and its chance of meeting the target, rounded to 4 significant figures so that a change that
@@ -13,14 +14,15 @@ import logging
 from dataclasses import asdict, dataclass
 from datetime import datetime
 
+from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.db import repo, snapshots
+from app.db.engine import new_session
 from app.db.snapshot_tables import PlanSnapshot
 from app.planning.metrics import metric_label
-from app.planning.model import PlanningError
 from app.services.analysis import Analysis, analyse
-from app.services.errors import NotFound
+from app.services.errors import FormInvalid, NotFound
 from app.views import formatting as fmt
 
 FIGURES = 4  # significant figures kept
@@ -97,23 +99,40 @@ def _decode(text: str) -> tuple[RegimeFigures, ...]:
 
 
 def _snapshot(row: PlanSnapshot) -> Snapshot:
-    return Snapshot(id=row.id, taken_at=row.taken_at, by=row.by, cause=row.cause, regimes=_decode(row.figures))
+    return Snapshot(id=row.id, taken_at=row.taken_at, by=row.by, cause=row.cause, regimes=_decode(row.figures or "[]"))
 
 
 def keep_snapshot(session: Session, campaign_id: int, cause: str, *, now: datetime, by: str = "") -> None:
-    """Add the plan's figures as they stand in this transaction (after a flush) to its history; the caller
-    commits. Every change is kept, the ones that move nothing too: the history says they moved nothing."""
-    session.flush()
-    rows = repo.load_campaign(session, campaign_id=campaign_id)
-    if rows is None:
-        return
+    """Add the change to the plan's history in its own transaction; the caller commits, then `settle` writes the
+    figures the change left (no analysis runs while the change holds the write lock). Every change is kept, the
+    ones that move nothing too: the history says they moved nothing."""
+    snapshots.add_snapshot(session, campaign_id=campaign_id, taken_at=now, by=by, cause=cause)
+
+
+def settle_pending(engine: Engine, session: Session) -> None:
+    """After `session` is done: the figures of the snapshots it committed, each campaign's in one analysis on
+    sessions of its own."""
+    for campaign_id in snapshots.committed(session):
+        with new_session(engine) as reader, new_session(engine, write=True) as writer:
+            settle(reader, writer, campaign_id)
+
+
+def settle(reader: Session, writer: Session, campaign_id: int, analysis: Analysis | None = None) -> None:
+    """Write the plan's figures as they stand (`analysis`, when the caller has it) into the campaign's snapshots
+    still waiting for theirs: one analysis, outside the change's transaction, and a short write. A failure is
+    logged: the change stays saved, and the next settle of the campaign fills its snapshot."""
     try:
-        figures = figures_of(analyse(rows))
-    except (PlanningError, ArithmeticError) as exc:  # the change is kept; only its figures cannot be
-        log.warning("no snapshot of campaign %s after %r: %s", campaign_id, cause, exc)
-        return
-    snapshots.add_snapshot(session, campaign_id=campaign_id, taken_at=now, by=by, cause=cause,
-                           figures=_encode(figures))
+        if analysis is None:
+            rows = repo.load_campaign(reader, campaign_id=campaign_id)
+            if rows is None:
+                return
+            analysis = analyse(rows)
+        text = _encode(figures_of(analysis))
+        snapshots.fill_pending(writer, campaign_id=campaign_id, figures=text)
+        writer.commit()
+    except Exception as exc:
+        writer.rollback()
+        log.warning("the figures of campaign %s's newest changes are not written yet: %s", campaign_id, exc)
 
 
 def measurement_cause(metric: str, value: float, unit: str, regime: str, kind: str = "baseline") -> str:
@@ -121,14 +140,37 @@ def measurement_cause(metric: str, value: float, unit: str, regime: str, kind: s
     return f"measured {metric_label(metric)} = {fmt.number(value, unit)} of {regime} ({kind})"
 
 
-def history_of(session: Session, campaign_id: int, *, since: datetime | None = None) -> list[Snapshot]:
-    """The campaign's snapshots, oldest first (from `since` on)."""
-    return [_snapshot(s) for s in snapshots.snapshots_of(session, campaign_id=campaign_id, since=since)]
+def history_of(session: Session, campaign_id: int, *, after: int | None = None, limit: int | None = None
+               ) -> list[Snapshot]:
+    """The campaign's snapshots, oldest first (newer than snapshot `after`, at most `limit`); FormInvalid when
+    `after` is gone."""
+    try:
+        rows = snapshots.snapshots_of(session, campaign_id=campaign_id, after_id=after, limit=limit)
+    except LookupError as exc:
+        raise FormInvalid({"after": str(exc)}) from None
+    return [_snapshot(s) for s in rows]
 
 
-def snapshot_before(session: Session, campaign_id: int, at: datetime) -> Snapshot | None:
-    """The plan as it stood just before `at` (None: no snapshot that old)."""
-    row = snapshots.newest_snapshot(session, campaign_id=campaign_id, before=at)
+def newest_history(session: Session, campaign_id: int, *, since: datetime | None = None, before: int | None = None,
+                   limit: int = 50) -> list[Snapshot]:
+    """Up to `limit` snapshots, newest first, taken since `since`, older than snapshot `before`; FormInvalid when
+    `before` is gone."""
+    try:
+        rows = snapshots.newest_snapshots(session, campaign_id=campaign_id, since=since, before_id=before, limit=limit)
+    except LookupError as exc:
+        raise FormInvalid({"before": str(exc)}) from None
+    return [_snapshot(s) for s in rows]
+
+
+def chart_history(session: Session, campaign_id: int, max_points: int) -> list[Snapshot]:
+    """The snapshots a chart of the plan over time draws (at most `max_points`: the last of each stretch of time)."""
+    return [_snapshot(s) for s in snapshots.chart_snapshots(session, campaign_id=campaign_id, max_points=max_points)]
+
+
+def snapshot_before(session: Session, campaign_id: int, at: datetime | None = None,
+                    before: int | None = None) -> Snapshot | None:
+    """The plan as it stood just before `at`, or just before snapshot `before` (None: no snapshot that old)."""
+    row = snapshots.newest_snapshot(session, campaign_id=campaign_id, before=at, before_id=before)
     return None if row is None else _snapshot(row)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 from markupsafe import Markup, escape
 
@@ -137,71 +136,6 @@ def _describe(regime: str, points: Sequence[TierPoint], target: float, ceiling: 
     steps = ", ".join(f"{p.label} {fmt.tok_s(p.tok_s)}" for p in points)
     limit = f", hardware ceiling {fmt.tok_s(ceiling)}" if ceiling else ""
     return f"{regime}: {steps}; target {fmt.tok_s(target)}{limit}."
-
-
-@dataclass(frozen=True)
-class Run:
-    at: datetime
-    value: float
-    retracted: bool = False
-    kind: str = "baseline"
-
-
-def history_chart(chart_id: str, regime: str, metric: str, unit: str, runs: Sequence[Run],
-                  thresholds: Sequence[tuple[str, float]], landed: Sequence[tuple[str, datetime]],
-                  table_id: str) -> Markup:
-    """A regime's runs of one metric over time: retracted runs hollow, gate thresholds as lines, landed
-    interventions as marks."""
-    if len(runs) < 2:
-        return Markup("")
-    start, end = min(r.at for r in runs), max(r.at for r in runs)
-    marks = [(key, at) for key, at in landed if start <= at <= end]
-    span_s = max((end - start).total_seconds(), 1.0)
-    scale = scale_of([r.value for r in runs] + [v for _, v in thresholds])
-
-    def x(at: datetime) -> float:
-        return LEFT + (at - start).total_seconds() / span_s * (WIDTH - LEFT - RIGHT)
-
-    cid = escape(chart_id)
-    kept = [r for r in runs if not r.retracted]
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="chart history-chart" id="{cid}" '
-             f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" aria-labelledby="{cid}-title {cid}-desc" '
-             f'data-metric="{escape(metric)}" data-scale="{"log" if scale.log else "linear"}">',
-             f'<title id="{cid}-title">{escape(fmt.metric(metric))} of {escape(regime)} over time</title>',
-             f'<text class="chart-title" x="{LEFT}" y="11">{escape(fmt.metric(metric))}'
-             f'{f" ({escape(unit)})" if unit else ""}</text>',
-             f'<desc id="{cid}-desc">{len(kept)} runs from {escape(fmt.date(start))} to {escape(fmt.date(end))}'
-             f'{f", {len(runs) - len(kept)} retracted" if len(kept) < len(runs) else ""}; '
-             f'{len(thresholds)} gate thresholds, {len(marks)} interventions landed. The table {escape(table_id)} '
-             'lists every run.</desc>']
-    parts += y_grid(scale)
-    for at, anchor in ((start, "start"), (end, "end")):
-        parts.append(f'<text class="axis" x="{x(at):.1f}" y="{HEIGHT - 12}" text-anchor="{anchor}">'
-                     f'{escape(fmt.date(at))}</text>')
-    for key, at in marks:
-        parts.append(f'<line class="landed" x1="{x(at):.1f}" x2="{x(at):.1f}" y1="{TOP}" y2="{HEIGHT - BOTTOM}" '
-                     f'data-at="{escape(at.isoformat())}"/><text class="mark" x="{x(at) + 3:.1f}" y="{TOP + 10}">'
-                     f'{escape(key)}</text>')
-    previous: float | None = None
-    for label, value in sorted(thresholds, key=lambda t: scale.y(t[1]), reverse=True):  # lowest line first
-        y = scale.y(value)
-        label_y = y + 4 if previous is None else min(y + 4, previous - 13)  # labels never overlap
-        previous = label_y
-        parts.append(f'<line class="threshold" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" '
-                     f'data-value="{_attr(value)}"/><text class="line-label threshold" x="{WIDTH - RIGHT + 6}" '
-                     f'y="{label_y:.1f}">{escape(label)}</text>')
-    if len(kept) > 1:
-        line = " ".join(f"{'M' if i == 0 else 'L'}{x(r.at):.1f},{scale.y(r.value):.1f}"
-                        for i, r in enumerate(sorted(kept, key=lambda r: r.at)))
-        parts.append(f'<path class="history" d="{line}"/>')
-    for r in runs:
-        state = "run retracted" if r.retracted else f"run {'gate-check' if r.kind == 'gate check' else 'baseline'}"
-        parts.append(f'<circle class="{state}" cx="{x(r.at):.1f}" cy="{scale.y(r.value):.1f}" r="3.2" '
-                     f'data-value="{_attr(r.value)}" data-at="{escape(r.at.isoformat())}">'
-                     f'<title>{escape(fmt.date(r.at))}: {escape(fmt.number(r.value, unit))}'
-                     f'{" (retracted)" if r.retracted else ""}</title></circle>')
-    parts.append("</svg>")
-    return Markup("".join(parts))
 
 
 PALETTE = ("#2c4aa0", "#0d6b6b", "#b45309", "#7c3aed", "#be123c", "#4d7c0f", "#0369a1", "#a16207", "#6b7280")

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from markupsafe import Markup
 
 from app.models.measurements import MeasurementPublic
-from app.planning.metrics import metric_unit
+from app.planning.metrics import METRICS, metric_unit
 from app.services.records import PlanRecord
+from app.services.runs import ChartSeries
 from app.views import formatting as fmt
-from app.views.charts import Run, history_chart, waterfall_bars, waterfall_chart
+from app.views.charts import waterfall_bars, waterfall_chart
 from app.views.formatting import measured, number, timestamp, tok_s
+from app.views.history_chart import Run, history_chart
 from app.views.plan import RegimeView
 
 
@@ -45,30 +48,41 @@ def history_row(m: MeasurementPublic) -> HistoryRow:
                       retracted=m.retracted_at is not None, retraction=retraction)
 
 
-def history_view(record: PlanRecord, regime: str) -> list[HistoryRow]:
-    """Every measurement of the regime, newest first, retracted ones struck through."""
-    return [history_row(m) for m in record.measurements if m.regime == regime]
+def history_view(runs: Sequence[MeasurementPublic]) -> list[HistoryRow]:
+    """A page of the regime's measurements, newest first, retracted ones struck through."""
+    return [history_row(m) for m in runs]
+
+
+def metric_choices() -> list[tuple[str, str]]:
+    """The metrics a history can be filtered by, in words: ("output_tok_s", "output throughput")."""
+    return [(name, fmt.metric(name)) for name in METRICS]
 
 
 CHARTED = ("output_tok_s", "tpot_ms")  # always charted when measured twice; gated metrics too
 
 
-def history_charts(record: PlanRecord, regime: str) -> list[Markup]:
-    """A chart a metric of the regime with two runs or more: its throughput and TPOT, and every gated metric."""
-    regime_id = next((r.id for r in record.regimes if r.name == regime), None)
+def charted_metrics(record: PlanRecord, regime_id: int) -> list[str]:
+    """The metrics the regime page charts: throughput and TPOT, and every metric a gate of the regime judges."""
+    gated = {g.metric for g in record.gates if g.regime_id == regime_id and g.threshold is not None}
+    return list(CHARTED) + sorted(gated - set(CHARTED))
+
+
+def history_charts(record: PlanRecord, regime_id: int, series: Sequence[ChartSeries]) -> list[Markup]:
+    """A chart a metric of the regime with two runs or more, with its gates' thresholds and the interventions
+    landed meanwhile."""
+    regime = next(r.name for r in record.regimes if r.id == regime_id)
     gates = [g for g in record.gates if g.regime_id == regime_id and g.threshold is not None]
     tiers = {t.id: t.key for t in record.tiers}
-    wanted = list(CHARTED) + sorted({g.metric for g in gates} - set(CHARTED))
-    mine = [m for m in record.measurements if m.regime == regime]
     landed = [(i.key, i.landed_at) for i in record.interventions if i.landed_at is not None]
     charts = []
-    for metric in wanted:
-        runs = [Run(m.measured_at, m.value, m.retracted_at is not None, m.kind) for m in mine if m.metric == metric]
+    for s in series:
+        metric = s.metric
+        runs = [Run(m.measured_at, m.value, m.retracted_at is not None, m.kind) for m in s.runs]
         thresholds = [(f"gate {tiers.get(g.tier_id, '?')} {g.comparator.value} "
                        f"{number(g.threshold or 0, metric_unit(metric))}",
                        g.threshold or 0.0) for g in gates if g.metric == metric]
         chart = history_chart(f"history-{metric}", regime, metric, metric_unit(metric), runs, thresholds, landed,
-                              "history-table")
+                              "history-table", s.stretches, s.total)
         if chart:
             charts.append(chart)
     return charts

@@ -3,13 +3,13 @@ since a date did to each projection, and two plans (campaigns or snapshots) side
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from markupsafe import Markup
 
-from app.models.measurements import MeasurementPublic
+from app.services.runs import ChartSeries
 from app.services.snapshots import RegimeFigures, Snapshot, TierFigures
 from app.views import formatting as fmt
 from app.views.timeline_chart import Projected, timeline_chart
@@ -36,22 +36,26 @@ def _band(t: TierFigures | None) -> str:
     return f"{fmt.tok_s(t.p50_tok_s)} (P10–P90 {fmt.digits(t.p10_tok_s or 0)}–{fmt.tok_s(t.p90_tok_s)})"
 
 
-def timelines(history: Sequence[Snapshot], now: Snapshot, measurements: Sequence[MeasurementPublic]) -> list[Timeline]:
-    """Per regime of the plan as it stands: its projection after each stored change (and now) against its
-    measured output throughput (retracted runs left out)."""
+def timelines(history: Sequence[Snapshot], now: Snapshot, measured: Mapping[str, ChartSeries]) -> list[Timeline]:
+    """Per regime of the plan as it stands: its projection after each change `history` holds (and now) against
+    its measured output throughput (retracted runs left out; stretches of time when it has more runs than the
+    chart draws)."""
     shown: list[Timeline] = []
     for regime in now.regimes:
         points = [(s, s.of(regime.regime)) for s in [*history, now]]
         projected = [Projected(s.taken_at, f.final.p50_tok_s, f.final.p10_tok_s, f.final.p90_tok_s)
                      for s, f in points if f is not None and f.final is not None]
-        runs = sorted((m.measured_at, m.value) for m in measurements
-                      if m.regime == regime.regime and m.metric == "output_tok_s" and m.retracted_at is None)
+        series = measured.get(regime.regime)
+        runs = sorted((m.measured_at, m.value) for m in (series.runs if series else []) if m.retracted_at is None)
+        stretches = series.stretches if series else []
         rows = [TimelineRow(fmt.timestamp(s.taken_at), s.cause, _band(f.final if f else None), "")
                 for s, f in points if s.id is not None]
         rows += [TimelineRow(fmt.timestamp(at), "measured", "", fmt.tok_s(value)) for at, value in runs]
+        rows += [TimelineRow(fmt.timestamp(s.start), f"measured, {s.runs:,} runs to {fmt.timestamp(s.end)}", "",
+                             f"{fmt.digits(s.low)}–{fmt.tok_s(s.high)}") for s in stretches]
         rows.sort(key=lambda r: r.at)
         chart = timeline_chart(f"timeline-{len(shown)}", regime.regime, projected, runs, regime.target_tok_s,
-                               now.taken_at, f"timeline-table-{len(shown)}")
+                               now.taken_at, f"timeline-table-{len(shown)}", stretches)
         shown.append(Timeline(regime.regime, chart, rows))
     return shown
 
@@ -175,13 +179,13 @@ def heading(snapshot: Snapshot, campaign: str, same_campaign: bool) -> str:
     return "now" if snapshot.id is None else fmt.timestamp(snapshot.taken_at)
 
 
-def since_default(history: Sequence[Snapshot], now: datetime) -> datetime:
-    """Where "what changed since" starts when not asked: a week back, or the first change if the campaign is
-    younger."""
+def since_default(first: datetime | None, now: datetime) -> datetime:
+    """Where "what changed since" starts when not asked: a week back, or the first change (taken at `first`) if the
+    campaign is younger."""
     week = now - timedelta(days=7)
-    return max(week, history[0].taken_at) if history else week
+    return max(week, first) if first else week
 
 
 def snapshot_choices(history: Sequence[Snapshot]) -> list[tuple[str, str]]:
-    """The snapshots as options of the compare form, newest first: ("snapshot-12", "2026-12-01 10:00 UTC · ...")."""
-    return [(f"snapshot-{s.id}", f"{fmt.timestamp(s.taken_at)} · {s.cause[:80]}") for s in reversed(history)]
+    """The snapshots (newest first) as options of the compare form: ("snapshot-12", "2026-12-01 10:00 UTC · ...")."""
+    return [(f"snapshot-{s.id}", f"{fmt.timestamp(s.taken_at)} · {s.cause[:80]}") for s in history]

@@ -45,7 +45,8 @@ class ChangeOut(BaseModel):
 class SeriesOut(BaseModel):
     regime: str
     metric: str
-    runs: int
+    runs: int = Field(description="runs of this history, not retracted")
+    searched: int = Field(description="the newest runs searched for changes (at most 500, or 4 x min_samples)")
     judged: bool = Field(description="enough runs to find a change (twice the runs a side needs)")
     changes: list[ChangeOut]
 
@@ -58,9 +59,10 @@ def change_out(c: Change) -> ChangeOut:
                      runs_after=c.runs_after, text=change_text(c))
 
 
-def series_out(s: Series) -> SeriesOut:
-    return SeriesOut(regime=s.regime, metric=s.metric, runs=len(s.runs), judged=s.judged,
-                     changes=[change_out(c) for c in s.changes])
+def series_out(s: Series, runs: int | None = None) -> SeriesOut:
+    """The series as the API shows it; `runs`: every run of the history, when only its newest were searched."""
+    return SeriesOut(regime=s.regime, metric=s.metric, runs=len(s.runs) if runs is None else runs,
+                     searched=len(s.runs), judged=s.judged, changes=[change_out(c) for c in s.changes])
 
 
 def exit_code(series: list[SeriesOut]) -> int:

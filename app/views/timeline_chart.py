@@ -9,6 +9,7 @@ from datetime import datetime
 
 from markupsafe import Markup, escape
 
+from app.models.measurements import RunStretch
 from app.views import formatting as fmt
 from app.views.charts import HEIGHT, LEFT, RIGHT, WIDTH, _attr, scale_of, y_grid
 
@@ -24,16 +25,18 @@ class Projected:
 
 
 def timeline_chart(chart_id: str, regime: str, projected: Sequence[Projected], measured: Sequence[tuple[datetime, float]],
-                   target_tok_s: float, end: datetime, table_id: str) -> Markup:
-    """Projected P50 (a step line: each change holds until the next) in its band, measured runs as points, the
-    target as a line; from the first snapshot or run to `end` (now)."""
+                   target_tok_s: float, end: datetime, table_id: str, stretches: Sequence[RunStretch] = ()) -> Markup:
+    """Projected P50 (a step line: each change holds until the next) in its band, measured runs as points (or, for
+    a long history, `stretches` of time as bars from their lowest to their highest run), the target as a line;
+    from the first snapshot or run to `end` (now)."""
     drawn = [p for p in projected if p.p50_tok_s is not None]
-    if not drawn and not measured:
+    if not drawn and not measured and not stretches:
         return Markup("")
-    times = [p.at for p in drawn] + [at for at, _ in measured] + [end]
+    times = [p.at for p in drawn] + [at for at, _ in measured] + [s.start for s in stretches] + [end]
     start = min(times)
     span_s = max((end - start).total_seconds(), 1.0)
-    values = [v for p in drawn for v in (p.p50_tok_s, p.p10_tok_s, p.p90_tok_s) if v] + [v for _, v in measured]
+    values = ([v for p in drawn for v in (p.p50_tok_s, p.p10_tok_s, p.p90_tok_s) if v] + [v for _, v in measured]
+              + [v for s in stretches for v in (s.low, s.high)])
     scale = scale_of(values + [target_tok_s])
 
     def x(at: datetime) -> float:
@@ -45,7 +48,7 @@ def timeline_chart(chart_id: str, regime: str, projected: Sequence[Projected], m
              f'data-scale="{"log" if scale.log else "linear"}">',
              f'<title id="{cid}-title">Projected and measured output throughput of {escape(regime)} over time</title>',
              f'<desc id="{cid}-desc">{len(drawn)} projections after the last tier (P50 with its P10-P90 band) and '
-             f'{len(measured)} measured runs from {escape(fmt.date(start))} to {escape(fmt.date(end))}; target '
+             f'{_measured_text(measured, stretches)} from {escape(fmt.date(start))} to {escape(fmt.date(end))}; target '
              f'{escape(fmt.tok_s(target_tok_s))}. The table {escape(table_id)} holds the same figures.</desc>',
              f'<g class="legend-row"><rect class="band" x="{LEFT}" y="2" width="14" height="10"/>'
              f'<line class="steps" x1="{LEFT}" x2="{LEFT + 14}" y1="7" y2="7"/>'
@@ -83,9 +86,21 @@ def timeline_chart(chart_id: str, regime: str, projected: Sequence[Projected], m
             y = target_y + (13 if y >= target_y else -13)
         parts.append(f'<text class="line-label projected" x="{WIDTH - RIGHT + 6}" '
                      f'y="{y + 4:.1f}">projected {escape(fmt.tok_s(last.p50_tok_s))}</text>')
+    for s in stretches:
+        middle = x(s.start + (s.end - s.start) / 2)
+        parts.append(f'<line class="stretch" x1="{middle:.1f}" x2="{middle:.1f}" y1="{scale.y(s.low):.1f}" '
+                     f'y2="{scale.y(s.high):.1f}" data-low="{_attr(s.low)}" data-high="{_attr(s.high)}" '
+                     f'data-runs="{s.runs}"/>')
     for at, value in measured:
         parts.append(f'<circle class="run measured" cx="{x(at):.1f}" cy="{scale.y(value):.1f}" r="3.2" '
                      f'data-value="{_attr(value)}" data-at="{escape(at.isoformat())}">'
                      f'<title>{escape(fmt.timestamp(at))}: measured {escape(fmt.tok_s(value))}</title></circle>')
     parts.append("</svg>")
     return Markup("".join(parts))
+
+
+def _measured_text(measured: Sequence[tuple[datetime, float]], stretches: Sequence[RunStretch]) -> str:
+    if stretches:
+        return (f"{sum(s.runs for s in stretches):,} measured runs drawn as {len(stretches)} stretches of time, each a "
+                "bar from its lowest to its highest run,")
+    return f"{len(measured)} measured runs"

@@ -2,27 +2,30 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Header, Query, Request, Response
 from pydantic import BaseModel, Field
 
-from app.models.measurements import MeasurementCreate, MeasurementPublic, RetractionCreate
+from app.models.fields import INT32_MAX, validated
+from app.models.measurements import HistoryQuery, MeasurementCreate, MeasurementPublic, RetractionCreate
 from app.models.plan_rows import CampaignPublic, SloPublic
 from app.planning.regressions import MIN_SAMPLES
 from app.services import campaigns as campaign_service
-from app.services import snapshots
+from app.services import runs, snapshots
 from app.services.forms import idempotency_key
-from app.services.gates import gates_of, regressions_of
-from app.services.measurements import measurement_out, record_measurement, retract_measurement
-from app.services.plan import plan_of, record_for
+from app.services.gates import gates_of
+from app.services.measurements import record_measurement, retract_measurement
+from app.services.plan import plan_of
+from app.services.regressions import changes_in
 from app.services.snapshots import Snapshot
 from app.views.capacity import CapacityOut, capacity_out
 from app.views.gates import TierGatesOut
 from app.views.plan_json import PlanOut, plan_out
 from app.views.regressions import SeriesOut
 from app.views.regressions import exit_code as regressions_exit
-from app.web.deps import CampaignDep, NowDep, SessionDep, user_of
+from app.web.deps import CampaignDep, NowDep, SessionDep, SessionsDep, user_of
 from app.web.problems import PROBLEM_RESPONSES
 
 router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
@@ -90,15 +93,14 @@ def get_regressions(
 ):
     """Steps up or down in every regime's history of every metric (rank-based binary segmentation), each with the
     first run after it and the size of the change with its 90% interval; exit_code as `tierplan regressions`."""
-    series = regressions_of(session, campaign_id, regime=regime, metric=metric, min_samples=min_samples,
+    series = changes_in(session, campaign_id, regime=regime, metric=metric, min_samples=min_samples,
                             min_change=None if min_change_pct is None else min_change_pct / 100)
     return RegressionsOut(campaign_id=campaign_id, exit_code=regressions_exit(series), series=series)
 
 
 @router.post("/campaigns/{campaign_id:id}/measurements", status_code=201, response_model=MeasurementPublic,
              tags=["measurements"])
-def post_measurement(request: Request, campaign_id: int, _campaign: CampaignDep, body: MeasurementCreate,
-                     session: SessionDep, now: NowDep,
+def post_measurement(request: Request, campaign_id: int, body: MeasurementCreate, sessions: SessionsDep, now: NowDep,
                      key: Annotated[str | None, Header(alias="Idempotency-Key", description=(
                          "8-64 letters, digits or dashes, new for each measurement: a retry with the same key "
                          "stores nothing and answers with the first"))] = None):
@@ -106,35 +108,55 @@ def post_measurement(request: Request, campaign_id: int, _campaign: CampaignDep,
 
     422 with a message per field when invalid, nothing stored; when the only problems are warnings (above the
     hardware ceiling, more than 10x the current baseline, a baseline passing a gate without the tier's work),
-    the 422 says `confirmable: true` and the same body with `confirm: true` records it.
+    the 422 says `confirmable: true` and the same body with `confirm: true` records it. A 201 means it is
+    stored; a 503 (the database too busy) means it is not.
     """
-    measurement = record_measurement(session, campaign_id, body, now=now, source="api",
-                                     idempotency_key=idempotency_key(key), by=user_of(request))
-    return _public(session, campaign_id, measurement)
+    recorded = record_measurement(sessions, campaign_id, body, now=now, source="api",
+                                  idempotency_key=idempotency_key(key), by=user_of(request))
+    return recorded.measurement
 
 
 @router.post("/campaigns/{campaign_id:id}/measurements/{measurement_id:id}/retract", response_model=MeasurementPublic,
              tags=["measurements"])
-def retract(campaign_id: int, _campaign: CampaignDep,
-            measurement_id: int, body: RetractionCreate, session: SessionDep, now: NowDep):
+def retract(campaign_id: int, measurement_id: int, body: RetractionCreate, sessions: SessionsDep, now: NowDep):
     """Retract a measurement with a reason: it stays in the history and no baseline, gate or calibration uses it."""
-    measurement = retract_measurement(session, campaign_id, measurement_id, body, now=now)
-    return _public(session, campaign_id, measurement)
+    return retract_measurement(sessions, campaign_id, measurement_id, body, now=now)
 
 
 @router.get("/campaigns/{campaign_id:id}/snapshots", response_model=list[Snapshot], tags=["plan"])
-def list_snapshots(campaign_id: int, _campaign: CampaignDep, session: SessionDep):
-    """The plan's history, oldest first: after each measurement, import and edit, what it was (`cause`) and the
-    figures it left (per regime baseline, target, ceiling, and each tier's projection with P10-P50-P90 and
-    P(target), to 4 significant figures)."""
-    return snapshots.history_of(session, campaign_id)
+def list_snapshots(
+    request: Request, response: Response, campaign_id: int, _campaign: CampaignDep, session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=1000, description="snapshots a page")] = 100,
+    after: Annotated[int | None, Query(ge=1, le=INT32_MAX, description=(
+        "the id of the last snapshot of the previous page: this page holds the ones after it"))] = None,
+):
+    """The plan's history a page at a time, oldest first: after each measurement, import and edit, what it was
+    (`cause`) and the figures it left (per regime baseline, target, ceiling, and each tier's projection with
+    P10-P50-P90 and P(target), to 4 significant figures). When there are more, the `Link` header names the next
+    page (`rel="next"`)."""
+    found = snapshots.history_of(session, campaign_id, after=after, limit=limit + 1)
+    if len(found) > limit:
+        found = found[:limit]
+        response.headers["Link"] = f'<{request.url.include_query_params(after=found[-1].id)}>; rel="next"'
+    return found
 
 
 @router.get("/campaigns/{campaign_id:id}/measurements", response_model=list[MeasurementPublic], tags=["measurements"])
-def list_measurements(campaign_id: int, _campaign: CampaignDep, session: SessionDep):
-    """Every measurement of the campaign, newest first, retracted ones included (with who, when and why)."""
-    return list(record_for(session, campaign_id=campaign_id).measurements)
-
-
-def _public(session, campaign_id: int, measurement) -> MeasurementPublic:
-    return measurement_out(session, campaign_id, measurement)
+def list_measurements(
+    request: Request, response: Response, campaign_id: int, _campaign: CampaignDep, session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=runs.MAX_PAGE_RUNS, description="runs a page")] = 100,
+    before: Annotated[int | None, Query(ge=1, le=INT32_MAX, description=(
+        "the id of the last run of the previous page: this page holds the runs older than it"))] = None,
+    regime: Annotated[str | None, Query(max_length=100, description="only this regime's runs")] = None,
+    metric: Annotated[str | None, Query(max_length=50, description="only this metric's runs")] = None,
+    since: Annotated[date | None, Query(description="only runs measured on or after this day (UTC)")] = None,
+    until: Annotated[date | None, Query(description="only runs measured on or before this day (UTC)")] = None,
+):
+    """The campaign's measurements a page at a time, newest first, retracted ones included (with who, when and
+    why). When there are more, the `Link` header names the next page (`rel="next"`): the same query with `before`
+    set to the last run of this one."""
+    query = validated(HistoryQuery, {"metric": metric or "", "since": since, "until": until, "before": before})
+    page = runs.runs_page(session, campaign_id, regime=regime, query=query, limit=limit)
+    if page.next_before is not None:
+        response.headers["Link"] = f'<{request.url.include_query_params(before=page.next_before)}>; rel="next"'
+    return page.runs

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from app.db import jobs
 from app.models.measurements import ImportOptionsForm
 from app.planning.model import MeasurementKind
+from app.services.campaigns import get_campaign
 from app.services.errors import FormInvalid
 from app.services.forms import idempotency_key
 from app.services.gates import summary_of
@@ -25,7 +26,7 @@ from app.services.imports import Preview, import_options, import_problems
 from app.services.parse_jobs import ParseLimits, ParseRequest, submit
 from app.services.plan import plan_of
 from app.views.gates import TierGatesOut
-from app.web.deps import CampaignDep, NowDep, SessionDep, SettingsDep, user_of
+from app.web.deps import CampaignDep, NowDep, SessionDep, SessionsDep, SettingsDep, user_of
 from app.web.problems import PROBLEM_RESPONSES
 from app.web.uploads import save_uploads
 
@@ -46,6 +47,11 @@ class ImportResult(BaseModel):
                                           "fails, 3 one is pending or inconclusive")
 
 
+def _shown(preview: Preview) -> dict[str, Any]:
+    """The preview as the API gives it (the server's own file of the values to import left out)."""
+    return {k: v for k, v in asdict(preview).items() if k != "rows_path"}
+
+
 def _utc(text: str) -> datetime:
     moment = datetime.fromisoformat(text)
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
@@ -63,7 +69,7 @@ class ImportRecordOut(BaseModel):
 
 @router.post("/campaigns/{campaign_id:id}/imports", response_model=ImportResult, status_code=201)
 async def post_import(
-    request: Request, campaign_id: int, _campaign: CampaignDep, session: SessionDep, settings: SettingsDep, now: NowDep,
+    request: Request, campaign_id: int, sessions: SessionsDep, settings: SettingsDep, now: NowDep,
     files: Annotated[list[UploadFile], File(description="benchmark results or profiles; the format is read")],
     regime: Annotated[str | None, Form(description="the regime (benchmarks: default by concurrency)")] = None,
     step_ms: Annotated[float | None, Form(gt=0, description="profiles: the measured step time in ms")] = None,
@@ -84,6 +90,8 @@ async def post_import(
 ) -> ImportResult:
     """Import benchmark results or a profile in one transaction, or preview it (`dry_run`), and say what the gates
     on its regimes and metrics make of it."""
+    with sessions.reader() as session:
+        get_campaign(session, campaign_id)  # a 404 before the files are saved
     token = secrets.token_hex(16)
     batch = idempotency_key(key) or secrets.token_hex(16)
     folder = Path(settings.upload_dir) / token
@@ -95,30 +103,39 @@ async def post_import(
                                                    exclude_passes=exclude_passes, add_regimes=add_regimes))
         if not saved:
             raise FormInvalid({"files": "choose at least one file"})
-        parse = ParseRequest(settings.database_url, token, campaign_id, saved, options, now, ParseLimits.of(settings))
-        await run_in_threadpool(submit(session, request.app.state.engine, parse, folder, {}).wait)
-        job = jobs.job_of(session.connection(), token=token)
+        parse = ParseRequest(settings.database_url, token, campaign_id, saved, options, now, ParseLimits.of(settings),
+                             folder)
+        with sessions.writer() as session:
+            handle = submit(session, request.app.state.engine, parse, folder, {})
+        await run_in_threadpool(handle.wait)
+        with sessions.reader() as session:
+            job = jobs.job_of(session.connection(), token=token)
         if job is None or job.state != "done" or job.preview is None:
             raise FormInvalid(json.loads(job.errors) if job is not None else {"files": "the upload was cancelled"})
         preview = Preview.from_json(job.preview)
         problems = import_problems(preview, measured_at=measured_at, confirmed=confirm)
-        touched = {(m.regime, m.metric, _utc(m.measured_at)) for m in preview.measurements if m.measured_at}
+        touched = {(s["regime"], s["metric"]): (_utc(s["first_at"]), _utc(s["last_at"]))
+                   for s in preview.series if s["first_at"]}
         if dry_run:
             response.status_code = 200
-            pairs = {(regime, metric) for regime, metric, _ in touched}
-            gates = summary_of(plan_of(session, campaign_id=campaign_id)).only(lambda g: (g.regime, g.metric) in pairs)
-            return ImportResult(batch=None, dry_run=True, preview=asdict(preview), problems=problems,
+            with sessions.reader() as session:
+                gates = summary_of(plan_of(session, campaign_id=campaign_id)).only(
+                    lambda g: (g.regime, g.metric) in touched)
+            return ImportResult(batch=None, dry_run=True, preview=_shown(preview), problems=problems,
                                 gates=list(gates.tiers), exit_code=gates.exit_code())
-        replayed = batch_imported(session, campaign_id, batch)
-        records = await run_in_threadpool(confirm_import, session, campaign_id, preview, now=now,
+        with sessions.reader() as session:
+            replayed = batch_imported(session, campaign_id, batch)
+        records = await run_in_threadpool(confirm_import, sessions, campaign_id, preview, now=now,
                                           batch=batch, measured_at=measured_at, confirmed=confirm,
                                           by=user_of(request))
-        gates = summary_of(plan_of(session, campaign_id=campaign_id), touched=touched)
-        return ImportResult(batch=records[0].batch, dry_run=False, replayed=replayed, preview=asdict(preview),
+        with sessions.reader() as session:
+            gates = summary_of(plan_of(session, campaign_id=campaign_id), touched=touched)
+        return ImportResult(batch=records[0].batch, dry_run=False, replayed=replayed, preview=_shown(preview),
                             problems=[], gates=list(gates.tiers), exit_code=gates.exit_code())
     finally:
-        jobs.remove(session.connection(), token=token)  # the API keeps no preview: a dry run is answered
-        session.commit()
+        with sessions.writer() as session:
+            jobs.remove(session.connection(), token=token)  # the API keeps no preview: a dry run is answered
+            session.commit()
         shutil.rmtree(folder, ignore_errors=True)
 
 

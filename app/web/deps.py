@@ -10,16 +10,24 @@ from fastapi import Depends, Request
 from sqlmodel import Session
 
 from app.config import Settings
-from app.db.engine import new_session
+from app.db.engine import Sessions, new_session
 from app.db.tables import Campaign
+from app.services import snapshots
 from app.services.campaigns import get_campaign
 
 
 def get_session(request: Request) -> Iterator[Session]:
-    """The request's session; a POST, PUT, PATCH or DELETE gets a writer's (BEGIN IMMEDIATE on SQLite)."""
+    """The request's session; a POST, PUT, PATCH or DELETE gets a writer's (BEGIN IMMEDIATE on SQLite). After
+    the request, the changes it committed get their figures in the plan's history (outside its transaction)."""
     write = request.method not in ("GET", "HEAD", "OPTIONS")
     with new_session(request.app.state.engine, write=write) as session:
         yield session
+    snapshots.settle_pending(request.app.state.engine, session)
+
+
+def get_sessions(request: Request) -> Sessions:
+    """For a use case that opens its own sessions: reads without the write lock, then a short write."""
+    return Sessions(request.app.state.engine)
 
 
 def user_of(request: Request) -> str:
@@ -52,6 +60,7 @@ def utc_now() -> datetime:
 
 
 SessionDep = Annotated[Session, Depends(get_session)]
+SessionsDep = Annotated[Sessions, Depends(get_sessions)]
 
 
 def campaign_of_path(campaign_id: int, session: SessionDep) -> Campaign:

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from urllib.parse import urlencode
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 
 from app.db import repo
 from app.db.tables import pk
-from app.services import snapshots
-from app.services.errors import NotFound
+from app.models.fields import INT32_MAX
+from app.planning.metrics import THROUGHPUT_METRIC
+from app.services import runs, snapshots
+from app.services.errors import FormInvalid, NotFound
 from app.services.plan import plan_of
+from app.views import formatting as fmt
 from app.views.plan_history import (
     changes_since,
     compare,
@@ -21,33 +25,54 @@ from app.views.plan_history import (
     timelines,
 )
 from app.web.deps import CampaignDep, NowDep, SessionDep
-from app.web.templating import render
+from app.web.templating import path_for, render
 
 router = APIRouter(include_in_schema=False)
 
 
-def _since(raw: str | None, history, now: datetime) -> tuple[datetime, str]:
+SNAPSHOT_CHOICES = 200  # the newest snapshots the compare page offers
+TIMELINE_POINTS = 100  # projections a timeline draws, and runs (above, stretches of time)
+CHANGES_PAGE = 50  # changes listed a page
+
+
+def _since(raw: str | None, first: datetime | None, now: datetime) -> tuple[datetime, str]:
     """The start of "what changed since" from the form, or why it cannot be read."""
     if not raw:
-        return since_default(history, now), ""
+        return since_default(first, now), ""
     try:
         return datetime.combine(date.fromisoformat(raw), datetime.min.time(), tzinfo=UTC), ""
     except ValueError:
-        return since_default(history, now), f"{raw!r} is not a date: write it as 2026-12-01"
+        return since_default(first, now), f"{raw!r} is not a date: write it as 2026-12-01"
 
 
 @router.get("/campaigns/{campaign_id:id}/history", name="plan_history")
 def history_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep, now: NowDep,
-                 since: str | None = None):
-    """Projected P50 against measured throughput over time per regime, and what each change did since a date."""
+                 since: str | None = None, before: int | None = Query(None, ge=1, le=INT32_MAX)):
+    """Projected P50 against measured throughput over time per regime (each drawn from at most 100 points), and
+    what each change did since a date, 50 changes a page (newest first; `before`: the change the page follows)."""
     plan = plan_of(session, campaign_id=pk(campaign))
-    history = snapshots.history_of(session, campaign_id)
     current = snapshots.current(plan.analysis, now)
-    start, error = _since(since, history, now)
-    listed = [s for s in history if s.taken_at >= start]
-    context = {"campaign": campaign, "timelines": timelines(history, current, plan.record.measurements),
-               "changes": changes_since(listed, snapshots.snapshot_before(session, campaign_id, start)),
-               "since": start.date().isoformat(), "since_error": error, "stored": len(history)}
+    first = snapshots.history_of(session, campaign_id, limit=1)
+    start, error = _since(since, first[0].taken_at if first else None, now)
+    try:
+        page = snapshots.newest_history(session, campaign_id, since=start, before=before, limit=CHANGES_PAGE + 1)
+    except FormInvalid as exc:
+        page, error = [], exc.errors["before"]
+    listed = page[:CHANGES_PAGE][::-1]
+    previous = snapshots.snapshot_before(session, campaign_id, before=listed[0].id) if listed else None
+    here = path_for(request.app, "plan_history", campaign_id=campaign_id)
+    query = {"since": start.date().isoformat()}
+    older = (f"{here}?{urlencode({**query, 'before': listed[0].id})}#changes-since"
+             if len(page) > CHANGES_PAGE and listed else "")
+    measured = {r.name: runs.chart_series(session, campaign_id, r, THROUGHPUT_METRIC, TIMELINE_POINTS)
+                for r in plan.rows.regimes}
+    context = {"campaign": campaign,
+               "timelines": timelines(snapshots.chart_history(session, campaign_id, TIMELINE_POINTS), current,
+                                      measured),
+               "changes": changes_since(listed, previous), "older": older,
+               "newest": f"{here}?{urlencode(query)}#changes-since" if before else "",
+               "since": start.date().isoformat(), "since_error": error,
+               "first": fmt.date(first[0].taken_at) if first else "", "timeline_points": TIMELINE_POINTS}
     return render(request, "history.html", context, status=422 if error else 200)
 
 
@@ -76,5 +101,5 @@ def compare_page(request: Request, campaign_id: int, campaign: CampaignDep, sess
                "right_head": heading(right, right_name, same) if right else "",
                "regimes": compare(left, right) if right else [],
                "campaigns": [c for c in repo.list_campaigns(session) if c.id != campaign_id],
-               "snapshots": snapshot_choices(snapshots.history_of(session, campaign_id))}
+               "snapshots": snapshot_choices(snapshots.newest_history(session, campaign_id, limit=SNAPSHOT_CHOICES))}
     return render(request, "compare.html", context, status=422 if error else 200)

@@ -15,6 +15,7 @@ from app.db import jobs, repo
 from app.db.job_tables import ImportJob
 from app.models.fields import check_options, form_fields, parse_form
 from app.models.measurements import ImportConfirmForm, ImportOptionsForm, KernelRulesForm
+from app.services.campaigns import get_campaign
 from app.services.errors import FormInvalid, NotFound, Stale
 from app.services.forms import Field, Form, raw_values, version_of
 from app.services.import_confirm import confirm_import, imports_of, undo_import
@@ -23,7 +24,7 @@ from app.services.kernel_rules import RULE_FIELDS, rules_form, save_rules
 from app.services.parse_jobs import ParseLimits, ParseRequest, give_up_if_silent, submit
 from app.views import formatting as fmt
 from app.views.formatting import kernel_name, measured, timestamp
-from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SettingsDep, user_of
+from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SessionsDep, SettingsDep, user_of
 from app.web.pages import redirect
 from app.web.templating import form_page, path_for, render
 from app.web.uploads import CHUNK, clear_stale, save_uploads
@@ -109,19 +110,25 @@ def import_page(request: Request, campaign_id: int, campaign: CampaignDep, sessi
 
 
 @router.post("/campaigns/{campaign_id:id}/import", name="upload")
-async def upload(request: Request, campaign_id: int, campaign: CampaignDep,
-                 session: SessionDep, settings: SettingsDep, htmx: IsHtmx,
+async def upload(request: Request, campaign_id: int, sessions: SessionsDep, settings: SettingsDep, htmx: IsHtmx,
                  now: NowDep):
-    fields = _fields(session, campaign_id)
+    """Take the files and parse them in a process of its own: no database lock is held while the body arrives
+    or while it parses; the job's row is the only write."""
+    with sessions.reader() as session:
+        campaign = get_campaign(session, campaign_id)
+        fields = _fields(session, campaign_id)
     limit = settings.max_upload_mb * 1024 * 1024
     declared = int(request.headers.get("content-length") or 0)
     if declared > limit + CHUNK:
         form = Form(fields, raw=dict(IMPORT_DEFAULTS),
                     errors={"files": f"the upload is larger than {settings.max_upload_mb} MB"})
-        return _page(request, session, campaign, form, htmx=htmx, status=413)
+        with sessions.reader() as session:
+            return _page(request, session, campaign, form, htmx=htmx, status=413)
     data = await request.form(max_files=64)
     raw = raw_values(fields, data)
-    clear_stale(session.connection(), Path(settings.upload_dir))
+    with sessions.writer() as session:
+        clear_stale(session.connection(), Path(settings.upload_dir))
+        session.commit()
     token = secrets.token_hex(16)
     folder = Path(settings.upload_dir) / token
     try:
@@ -139,13 +146,18 @@ async def upload(request: Request, campaign_id: int, campaign: CampaignDep,
     except FormInvalid as exc:
         shutil.rmtree(folder, ignore_errors=True)
         status = 413 if "larger than" in exc.errors.get("files", "") else 422
-        return _page(request, session, campaign, Form(fields, raw, exc.errors), htmx=htmx, status=status)
-    parse = ParseRequest(settings.database_url, token, campaign_id, files, options, now, ParseLimits.of(settings))
-    handle = submit(session, request.app.state.engine, parse, folder, raw)
+        with sessions.reader() as session:
+            return _page(request, session, campaign, Form(fields, raw, exc.errors), htmx=htmx, status=status)
+    parse = ParseRequest(settings.database_url, token, campaign_id, files, options, now, ParseLimits.of(settings),
+                         folder)
+    with sessions.writer() as session:
+        handle = submit(session, request.app.state.engine, parse, folder, raw)
     if sum(path.stat().st_size for _, path in files) > settings.inline_parse_mb * 1024 * 1024:
-        return _parsing_page(request, campaign, _job(session, campaign_id, token), htmx)
+        with sessions.reader() as session:
+            return _parsing_page(request, campaign, _job(session, campaign_id, token), htmx)
     await run_in_threadpool(handle.wait)
-    return _parsed(request, session, campaign, _job(session, campaign_id, token), htmx)
+    with sessions.writer() as session:  # a failed job is removed as its errors are shown
+        return _parsed(request, session, campaign, _job(session, campaign_id, token), htmx)
 
 
 def _job(session, campaign_id: int, token: str) -> ImportJob:
@@ -194,27 +206,31 @@ def parse_status(request: Request, campaign_id: int, campaign: CampaignDep,
 
 
 @router.post("/campaigns/{campaign_id:id}/import/{token}/confirm", name="confirm_import")
-async def confirm(request: Request, campaign_id: int, campaign: CampaignDep,
-                  token: str, session: SessionDep, settings: SettingsDep,
+async def confirm(request: Request, campaign_id: int, token: str, sessions: SessionsDep, settings: SettingsDep,
                   htmx: IsHtmx, now: NowDep):
-    job = _job(session, campaign_id, token)
+    """Write a previewed import: its values are checked before the write, and the write holds the lock for its
+    rows alone."""
+    with sessions.reader() as session:
+        campaign = get_campaign(session, campaign_id)
+        job = _job(session, campaign_id, token)
+        fields = _fields(session, campaign_id)
     if job.state == "imported":  # a confirm sent again: the first one stored it
         return redirect(path_for(request.app, "plan", campaign_id=campaign_id), htmx)
     if job.state != "done" or job.preview is None:
         raise NotFound("this upload is not ready to import (still parsing, cancelled or failed)")
     preview = Preview.from_json(job.preview)
-    fields = _fields(session, campaign_id)
     data = await request.form()
     raw = raw_values(CONFIRM_FIELDS, data)
     try:
         values = parse_form(ImportConfirmForm, data)
-        await run_in_threadpool(confirm_import, session, campaign_id, preview, now=now, batch=token,
+        await run_in_threadpool(confirm_import, sessions, campaign_id, preview, now=now, batch=token,
                                 measured_at=values.measured_at, confirmed=values.confirm, by=user_of(request),
                                 job_token=token)
     except FormInvalid as exc:
         confirm_form = Form(CONFIRM_FIELDS, raw, exc.errors, confirmable=exc.confirmable)
-        return _page(request, session, campaign, Form(fields, dict(IMPORT_DEFAULTS)), preview=preview, token=token,
-                     htmx=htmx, status=422, confirm=confirm_form)
+        with sessions.reader() as session:
+            return _page(request, session, campaign, Form(fields, dict(IMPORT_DEFAULTS)), preview=preview,
+                         token=token, htmx=htmx, status=422, confirm=confirm_form)
     shutil.rmtree(Path(settings.upload_dir) / token, ignore_errors=True)
     return redirect(path_for(request.app, "plan", campaign_id=campaign_id), htmx)
 

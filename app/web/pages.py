@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -16,9 +18,9 @@ from app.models.fields import parse_form
 from app.models.measurements import RetractionCreate
 from app.planning.regressions import MIN_SAMPLES
 from app.services import campaigns as campaign_service
+from app.services import runs
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Form, idempotency_key
-from app.services.gates import changes_in
 from app.services.measurements import (
     CONFIRM,
     RETRACT_FIELDS,
@@ -28,13 +30,21 @@ from app.services.measurements import (
     record_measurement,
     retract_measurement,
 )
-from app.services.plan import Plan, plan_of, record_for
+from app.services.plan import Plan, plan_of
+from app.services.regressions import changes_in
 from app.views import formatting as fmt
 from app.views.charts import shares_chart, shares_rows
 from app.views.formatting import timestamp
-from app.views.history import history_charts, history_row, history_view, waterfall_view
+from app.views.history import (
+    charted_metrics,
+    history_charts,
+    history_row,
+    history_view,
+    metric_choices,
+    waterfall_view,
+)
 from app.views.plan import plan_view
-from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, user_of
+from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SessionsDep, user_of
 from app.web.fragments import changed_parts, plan_parts
 from app.web.templating import form_page, path_for, render
 
@@ -119,30 +129,36 @@ def _render_plan(request: Request, campaign_id: int, now, block: str | None = No
 
 
 @router.post("/campaigns/{campaign_id:id}/measurements", name="add_measurement")
-async def add_measurement(request: Request, campaign_id: int, _campaign: CampaignDep,
-                          session: SessionDep, htmx: IsHtmx, now: NowDep):
+async def add_measurement(request: Request, campaign_id: int, sessions: SessionsDep, htmx: IsHtmx, now: NowDep):
     """Record a measurement. htmx gets the form back (with its messages on a 422) and, after a save, only the
-    blocks of the plan the measurement moved, swapped out of band."""
+    blocks of the plan the measurement moved, swapped out of band. The campaign is read and the value checked
+    before the write; the write takes the lock for its own rows; the plan it left is analysed once, after."""
     data = await request.form()
+    return await run_in_threadpool(_add_measurement, request, campaign_id, sessions, htmx, now, data)
+
+
+def _add_measurement(request: Request, campaign_id: int, sessions, htmx: bool, now, data) -> Response:
     parts = request.app.state.templates.env.globals["parts"]
-    loaded = plan_of(session, campaign_id=campaign_id)
+    with sessions.reader() as session:
+        loaded = plan_of(session, campaign_id=campaign_id)
     before = plan_view(loaded)
     try:
-        measurement = record_measurement(session, campaign_id, parse_measurement_form(data, now=now), now=now,
-                                         idempotency_key=idempotency_key(data.get("idempotency_key")),
-                                         by=user_of(request),
-                                         rows=loaded.rows)
+        recorded = record_measurement(sessions, campaign_id, parse_measurement_form(data, now=now), now=now,
+                                      idempotency_key=idempotency_key(data.get("idempotency_key")),
+                                      by=user_of(request), rows=loaded.rows)
     except FormInvalid as exc:
-        fields = _measure_fields(loaded)
-        form = Form.rejected(fields, data, exc)
+        form = Form.rejected(_measure_fields(loaded), data, exc)
         if not htmx:
-            return render(request, "plan.html", plan_context(session, campaign_id, now, form, plan=loaded), status=422)
+            return render(request, "plan.html", plan_context(None, campaign_id, now, form, plan=loaded), status=422)
         return HTMLResponse(str(parts.measure_form(before, form, "", CONFIRM)), status_code=422)
     if not htmx:
         return RedirectResponse(path_for(request.app, "plan", campaign_id=campaign_id), status_code=303)
+    measurement, after_plan = recorded.measurement, recorded.plan
+    if after_plan is None:  # saved, but the plan could not be analysed again: the page loads it afresh
+        return Response(status_code=204, headers={"HX-Refresh": "true"})
     saved = (f"Recorded {fmt.metric(measurement.metric)} = {fmt.number(measurement.value, measurement.unit)} as a "
              f"{measurement.kind}.")
-    context = plan_context(session, campaign_id, now, saved=saved)
+    context = plan_context(None, campaign_id, now, saved=saved, plan=after_plan)
     context["form"].raw["regime"] = data.get("regime", "")
     context["form"].raw["metric"] = measurement.metric
     after = context["plan"]
@@ -152,11 +168,15 @@ async def add_measurement(request: Request, campaign_id: int, _campaign: Campaig
 
 
 @router.get("/campaigns/{campaign_id:id}/regimes/{regime_id:id}", name="regime")
-def regime_page(request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep):
-    return _regime_page(request, session, campaign, regime_id)
+def regime_page(request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep,
+                metric: str = "", since: str = "", until: str = "", before: str = ""):
+    """A regime: its projection, profile, charts, the changes in its history, and its runs a page at a time
+    (newest first; `metric`, `since` and `until` (dates, UTC) filter them, `before` is the run the page follows)."""
+    return _regime_page(request, session, campaign, regime_id, {"metric": metric, "since": since, "until": until,
+                                                                 "before": before})
 
 
-def _regime_page(request, session, campaign: Campaign, regime_id: int):
+def _regime_page(request, session, campaign: Campaign, regime_id: int, asked: dict[str, str]):
     plan = plan_of(session, campaign_id=pk(campaign))
     regime = next((r for r in plan.record.regimes if r.id == regime_id), None)
     if regime is None:
@@ -165,12 +185,25 @@ def _regime_page(request, session, campaign: Campaign, regime_id: int):
     view = next(r for r in report.regimes if r.id == regime_id)
     what_ifs = [w for w in report.what_ifs if w.regime == regime.name]
     steps = [(s.label, s.shares) for s in view.steps]
-    context = {"campaign": campaign, "regime": view, "history": history_view(plan.record, regime.name),
-               "what_ifs": what_ifs, "changes": changes_in(plan, regime=regime.name), "min_samples": MIN_SAMPLES,
-               "charts": history_charts(plan.record, regime.name),
+    row = next(r for r in plan.rows.regimes if r.id == regime_id)
+    series = [runs.chart_series(session, pk(campaign), row, m) for m in charted_metrics(plan.record, regime_id)]
+    page, errors = runs.RunsPage([], None), {}
+    try:
+        page = runs.runs_page(session, pk(campaign), regime=regime.name, query=runs.history_query(asked))
+    except FormInvalid as exc:
+        errors = exc.errors
+    link = {k: v for k, v in asked.items() if v and k != "before" and k not in errors}
+    here = path_for(request.app, "regime", campaign_id=campaign.id, regime_id=regime_id)
+    older = f"{here}?{urlencode({**link, 'before': page.next_before})}#history" if page.next_before else ""
+    newest = f"{here}?{urlencode(link)}#history" if link else f"{here}#history"
+    context = {"campaign": campaign, "regime": view, "history": history_view(page.runs), "what_ifs": what_ifs,
+               "changes": changes_in(session, pk(campaign), regime=regime.name), "min_samples": MIN_SAMPLES,
+               "charts": history_charts(plan.record, regime_id, series), "asked": asked, "filter_errors": errors,
+               "older": older, "newest": newest, "paged": bool(asked.get("before")), "metric_choices": metric_choices(),
+               "page_size": runs.PAGE_RUNS, "chart_points": runs.CHART_POINTS,
                "shares_chart": shares_chart(f"shares-{regime_id}", regime.name, steps, "shares-table"),
                "shares_rows": shares_rows(steps) if view.profile else [], **waterfall_view(view)}
-    return render(request, "regime.html", context)
+    return render(request, "regime.html", context, status=422 if errors else 200)
 
 
 def _measurement(session, campaign_id: int, measurement_id: int):
@@ -181,9 +214,9 @@ def _measurement(session, campaign_id: int, measurement_id: int):
 
 
 def _retract_page(request, session, campaign, measurement, form: Form, htmx: bool = False, status: int = 200):
-    record = record_for(session, campaign_id=pk(campaign))
-    regime = record.regime_name(measurement.regime_id)
-    row = history_row(next(m for m in record.measurements if m.id == pk(measurement)))
+    public = runs.measurement_of(session, pk(campaign), pk(measurement))
+    regime = public.regime
+    row = history_row(public)
     title = f"Retract {row.metric} = {row.exact} {row.unit} of {regime}"
     lede = (f"Measured {row.measured_at} as a {row.kind}, taken with {row.includes}; {row.source}. "
             "It stays in the history, struck through with your reason; no baseline, gate or calibration uses it.")
@@ -201,15 +234,22 @@ def retract_form(request: Request, campaign_id: int, campaign: CampaignDep, meas
 
 
 @router.post("/campaigns/{campaign_id:id}/measurements/{measurement_id:id}/retract", name="save_retraction")
-async def retract(request: Request, campaign_id: int, campaign: CampaignDep, measurement_id: int, session: SessionDep,
-                  htmx: IsHtmx, now: NowDep):
-    measurement = _measurement(session, campaign_id, measurement_id)
+async def retract(request: Request, campaign_id: int, measurement_id: int, sessions: SessionsDep, htmx: IsHtmx,
+                  now: NowDep):
     data = await request.form()
+    return await run_in_threadpool(_retract, request, campaign_id, measurement_id, sessions, htmx, now, data)
+
+
+def _retract(request: Request, campaign_id: int, measurement_id: int, sessions, htmx: bool, now, data) -> Response:
+    with sessions.reader() as session:
+        campaign = campaign_service.get_campaign(session, campaign_id)
+        measurement = _measurement(session, campaign_id, measurement_id)
     try:
-        retract_measurement(session, campaign_id, measurement_id, parse_form(RetractionCreate, data), now=now)
+        retract_measurement(sessions, campaign_id, measurement_id, parse_form(RetractionCreate, data), now=now)
     except FormInvalid as exc:
         form = Form.rejected(RETRACT_FIELDS, data, exc)
-        return _retract_page(request, session, campaign, measurement, form, htmx, 422)
+        with sessions.reader() as session:
+            return _retract_page(request, session, campaign, measurement, form, htmx, 422)
     return redirect(path_for(request.app, "regime", campaign_id=campaign_id, regime_id=measurement.regime_id) + "#history",
                     htmx)
 

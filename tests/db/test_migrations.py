@@ -6,6 +6,7 @@ from alembic.migration import MigrationContext
 from sqlmodel import SQLModel
 
 import app.db.account_tables  # registers the tables on SQLModel.metadata, as migrations/env.py does
+import app.db.history_tables
 import app.db.job_tables
 import app.db.snapshot_tables
 import app.db.tables  # noqa: F401

@@ -7,12 +7,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
 from app.db import repo
-from app.db.engine import make_engine, new_session
+from app.db.engine import Sessions, make_engine, new_session
 from app.db.tables import Campaign, Measurement, Regime
 from app.models.measurements import MeasurementCreate
 from app.services.demo import load_demo
 from app.services.measurements import record_measurement
 from app.services.plan import plan_of
+from app.services.runs import runs_page
 from app.views.plan import plan_view
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -38,16 +39,20 @@ def test_the_demo_campaign_reads_back_as_the_reference_plan(db):
 
 def test_a_new_measurement_adds_history_and_becomes_the_baseline(db):
     campaign = load_demo(db, now=NOW)
-    record_measurement(db, campaign.id, MeasurementCreate(regime="batch 1", metric="output_tok_s", value=12.5), now=NOW)
-    regime = repo.regime_named(db, campaign_id=campaign.id, name="batch 1")
-    history = repo.measurements_of(db, regime_ids=[regime.id])
+    recorded = record_measurement(Sessions(db.get_bind()), campaign.id,
+                                  MeasurementCreate(regime="batch 1", metric="output_tok_s", value=12.5), now=NOW)
+    db.rollback()  # the test's own read transaction began before the write; a new one sees it
+    history = runs_page(db, campaign.id, regime="batch 1").runs
     assert [m.value for m in history] == [12.5, 10.0]
     assert plan_view(plan_of(db, campaign_id=campaign.id)).regimes[0].steps[0].tok_s == pytest.approx(12.5)
+    assert recorded.plan is not None and plan_view(recorded.plan).regimes[0].steps[0].tok_s == pytest.approx(12.5)
 
 
 def test_stored_times_come_back_as_aware_utc(db):
     campaign = load_demo(db, now=NOW)
-    record_measurement(db, campaign.id, MeasurementCreate(regime="batch 1", metric="tpot_ms", value=20), now=NOW)
+    record_measurement(Sessions(db.get_bind()), campaign.id,
+                       MeasurementCreate(regime="batch 1", metric="tpot_ms", value=20), now=NOW)
+    db.rollback()  # a new transaction sees the write
     db.expire_all()
     newest = db.exec(select(Measurement).order_by(Measurement.id.desc())).first()
     assert newest.measured_at == NOW
@@ -70,7 +75,7 @@ def test_a_provenance_outside_the_four_is_refused(db):
         db.commit()
 
 
-def test_an_import_commits_as_one_and_undoes_as_one(db):
+def test_an_import_commits_as_one_and_undoes_as_one(db, tmp_path):
     from pathlib import Path
 
     from app.db.tables import ImportRecord, ProfileShare
@@ -82,11 +87,15 @@ def test_an_import_commits_as_one_and_undoes_as_one(db):
     counts = lambda: tuple(len(db.exec(select(t)).all()) for t in (Measurement, ProfileShare, ImportRecord))  # noqa: E731
     before = counts()
     options = ImportOptions(kind="gate check")
-    results = preview_import(db, campaign.id, [("append.json", data / "vllm_serve_append.json")], options, now=NOW)
-    confirm_import(db, campaign.id, results, now=NOW, batch="a" * 32)
+    results = preview_import(db, campaign.id, [("append.json", data / "vllm_serve_append.json")], options, now=NOW,
+                             rows_dir=tmp_path)
+    db.rollback()  # the confirm writes on sessions of its own
+    confirm_import(Sessions(db.get_bind()), campaign.id, results, now=NOW, batch="a" * 32)
     trace = preview_import(db, campaign.id, [("eager.json.gz", data / "trace_eager_b1.json.gz")],
-                           ImportOptions(regime="batch 1", step_ms=11.44), now=NOW)
-    confirm_import(db, campaign.id, trace, now=NOW, batch="b" * 32)
+                           ImportOptions(regime="batch 1", step_ms=11.44), now=NOW, rows_dir=tmp_path)
+    db.rollback()
+    confirm_import(Sessions(db.get_bind()), campaign.id, trace, now=NOW, batch="b" * 32)
+    db.rollback()
     after = counts()
     assert after[0] > before[0] and after[1] == before[1] + len(trace.shares) and after[2] == before[2] + 2
     assert plan_view(plan_of(db, campaign_id=campaign.id)).regimes[0].profile[0][0] == "host_overhead"

@@ -242,23 +242,23 @@ def test_another_campaigns_upload_cannot_be_confirmed_here(client, app, demo_id)
     assert refused.status_code == 404 and "another campaign" in refused.text and counts(app) == before
 
 
-def test_confirming_one_upload_at_once_from_several_sessions_stores_it_once(client, app, demo_id, clock):
+def test_confirming_one_upload_at_once_from_several_sessions_stores_it_once(client, app, demo_id, clock, tmp_path):
     """The same batch confirmed four times at once (a double click, a retry) is stored once."""
     import threading
 
+    from app.db.engine import Sessions
     from app.services.import_confirm import confirm_import
     from app.services.imports import ImportOptions, preview_import
 
     before = counts(app)
     with new_session(app.state.engine) as session:
         preview = preview_import(session, demo_id, [("run.json", DATA / "vllm_serve_append.json")],
-                                 ImportOptions(includes=["A1", "A2"]), now=clock())
+                                 ImportOptions(includes=["A1", "A2"]), now=clock(), rows_dir=tmp_path)
     errors: list[BaseException] = []
 
     def confirm_once() -> None:
         try:
-            with new_session(app.state.engine, write=True) as session:
-                confirm_import(session, demo_id, preview, now=clock(), batch="b" * 32)
+            confirm_import(Sessions(app.state.engine), demo_id, preview, now=clock(), batch="b" * 32)
         except BaseException as exc:  # collected for the assertion below
             errors.append(exc)
 
@@ -267,7 +267,7 @@ def test_confirming_one_upload_at_once_from_several_sessions_stores_it_once(clie
         t.start()
     for t in threads:
         t.join()
-    stored = len(preview.measurements)
+    stored = preview.measurement_count
     assert errors == [] and stored > 0 and counts(app) == (before[0] + stored, before[1], before[2] + 1)
 
 

@@ -1,0 +1,81 @@
+"""Changes found in a campaign's histories (planning/regressions.py), searched in the newest runs of each history
+and kept per database until that history changes: a request costs the histories it has not seen yet, never the
+length of the history."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from sqlmodel import Session
+
+from app.db import history_reads, repo
+from app.db.tables import Regime, pk
+from app.planning import model as core
+from app.planning.regressions import MIN_SAMPLES, series_changes
+from app.services.errors import NotFound
+from app.views.regressions import SeriesOut, series_out
+
+WINDOW = 500  # runs searched a history: the newest ones (at least twice the runs a side needs)
+CACHED = 4096  # histories kept per database
+
+_lock = threading.Lock()
+_kept: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # engine -> OrderedDict(key -> SeriesOut)
+
+
+def window_of(min_samples: int) -> int:
+    """How many of a history's newest runs are searched."""
+    return max(WINDOW, 4 * min_samples)
+
+
+def changes_in(session: Session, campaign_id: int, *, regime: str | None = None, metric: str | None = None,
+               min_samples: int = MIN_SAMPLES, min_change: float | None = None) -> list[SeriesOut]:
+    """The changes in the campaign's histories (one regime's, one metric's when given), in regime and metric
+    order; NotFound for no such campaign, or a regime it does not have."""
+    if repo.get_campaign(session, campaign_id=campaign_id) is None:
+        raise NotFound(f"no campaign {campaign_id}")
+    regimes = repo.regimes_of(session, campaign_id=campaign_id)
+    if regime is not None and regime not in {r.name for r in regimes}:
+        raise NotFound(f"campaign {campaign_id} has no regime {regime!r}")
+    chosen = {pk(r): r for r in regimes if regime is None or r.name == regime}
+    groups: dict[tuple[int, str], list[tuple]] = {}
+    for row in history_reads.series_summaries(session, regime_ids=list(chosen)):
+        if metric is None or row[1] == metric:
+            groups.setdefault((row[0], row[1]), []).append(row)
+    ordered = sorted(groups, key=lambda k: (chosen[k[0]].name, k[1]))
+    return [_series(session, chosen[regime_id], name, groups[(regime_id, name)], min_samples, min_change)
+            for regime_id, name in ordered]
+
+
+def _series(session: Session, regime: Regime, metric: str, summaries: Sequence[tuple], min_samples: int,
+            min_change: float | None) -> SeriesOut:
+    version = tuple(sorted(row[2:] for row in summaries))  # kind, state, runs, newest id of each series
+    key = (pk(regime), regime.name, metric, version, min_samples, min_change)
+    kept = _store(session)
+    with _lock:
+        found = kept.get(key)
+        if found is not None:
+            kept.move_to_end(key)
+            return found
+    window = window_of(min_samples)
+    runs = [core.Measurement(regime.name, m.metric, m.value, m.measured_at, core.MeasurementKind(m.kind), ref=m.id)
+            for m in history_reads.newest_runs(session, regime_id=pk(regime), metric=metric, limit=window)]
+    total = sum(row[4] for row in summaries)
+    found = series_out(series_changes(regime.name, metric, runs, min_samples=min_samples, min_change=min_change),
+                       runs=total)
+    with _lock:
+        kept[key] = found
+        while len(kept) > CACHED:
+            kept.popitem(last=False)
+    return found
+
+
+def _store(session: Session) -> OrderedDict:
+    engine = session.get_bind()
+    engine = getattr(engine, "engine", engine)  # a Connection's engine
+    with _lock:
+        if engine not in _kept:
+            _kept[engine] = OrderedDict()
+        return _kept[engine]
