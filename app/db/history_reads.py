@@ -16,6 +16,8 @@ from sqlmodel import Session, col, select
 from app.db.history_tables import MeasurementSeries
 from app.db.tables import Measurement
 
+STRETCHES = 240  # stretches of time a long history is drawn as
+
 
 @dataclass(frozen=True)
 class RunsPage:
@@ -81,31 +83,43 @@ class Stretch:
 
 
 @dataclass(frozen=True)
+class ChartRun:
+    measured_at: datetime
+    value: float
+    retracted: bool
+    kind: str
+
+
+@dataclass(frozen=True)
 class ChartRuns:
-    runs: list[Measurement]  # every run, oldest first, when there are at most max_points (retracted ones too)
+    runs: list[ChartRun]  # every run, oldest first, when there are at most max_points (retracted ones too)
     stretches: list[Stretch]  # else the not-retracted runs summed up a stretch of time, oldest first
-    total: int  # runs of the metric, retracted ones included
+    total: int  # runs of the metric (retracted ones left out when summed up in stretches)
 
 
 def chart_runs(session: Session, *, regime_id: int, metric: str, max_points: int = 1000) -> ChartRuns:
-    """One metric's runs of a regime for a chart: all of them up to `max_points`, else `max_points // 2` stretches
-    of equal time, each with its lowest, highest and mean run (the lowest and highest keep a spike on the
-    chart; what the chart says of its runs, and every statistic, still counts every run)."""
+    """One metric's runs of a regime for a chart: all of them up to `max_points`, else at most STRETCHES stretches
+    of equal time (about 2 px each on a chart), each with its lowest, highest and mean run (the lowest and highest
+    keep a spike on the chart; every statistic still counts every run)."""
     of_metric = and_(col(Measurement.regime_id) == regime_id, col(Measurement.metric) == metric)
-    newest = list(session.exec(select(Measurement).where(of_metric).order_by(
-        col(Measurement.measured_at).desc(), col(Measurement.id).desc()).limit(max_points + 1)).all())
-    if len(newest) <= max_points:
-        return ChartRuns(newest[::-1], [], len(newest))
-    total = int(session.execute(select(func.count()).where(of_metric)).scalar() or 0)
+    newest_first = (col(Measurement.measured_at).desc(), col(Measurement.id).desc())
+    beyond = session.execute(select_columns(col(Measurement.id)).where(of_metric).order_by(*newest_first)
+                             .offset(max_points).limit(1)).first()
+    if beyond is None:
+        rows = session.execute(select_columns(col(Measurement.measured_at), col(Measurement.value),
+                                              col(Measurement.retracted_at), col(Measurement.kind))
+                               .where(of_metric).order_by(*newest_first)).all()
+        return ChartRuns([ChartRun(at, value, retracted is not None, kind) for at, value, retracted, kind in rows[::-1]],
+                         [], len(rows))
     first = session.exec(select(col(Measurement.measured_at)).where(of_metric)
                          .order_by(col(Measurement.measured_at)).limit(1)).one()
-    last = newest[0].measured_at
-    count = max(1, max_points // 2)
+    last = session.exec(select(col(Measurement.measured_at)).where(of_metric).order_by(*newest_first).limit(1)).one()
+    count = min(max(1, max_points // 2), STRETCHES)
     width_s = max((last - first).total_seconds() / count, 1e-6)
     bucket = func.floor(seconds_since(session, col(Measurement.measured_at), first) / width_s)
     live = and_(of_metric, col(Measurement.retracted_at).is_(None))
     rows = session.execute(select_columns(bucket, func.count(), func.min(col(Measurement.value)),
-                                  func.max(col(Measurement.value)), func.avg(col(Measurement.value)))
+                                          func.max(col(Measurement.value)), func.avg(col(Measurement.value)))
                            .where(live).group_by(bucket).order_by(bucket)).all()
     stretches = []
     for index, runs, low, high, mean in rows:
@@ -113,7 +127,7 @@ def chart_runs(session: Session, *, regime_id: int, metric: str, max_points: int
         start = first + timedelta(seconds=n * width_s)
         stretches.append(Stretch(start, start + timedelta(seconds=width_s), int(runs), float(low), float(high),
                                  float(mean)))
-    return ChartRuns([], stretches, total)
+    return ChartRuns([], stretches, sum(s.runs for s in stretches))
 
 
 def seconds_since(session: Session, column: Any, first: datetime) -> ColumnElement[float]:
@@ -135,9 +149,12 @@ def series_summaries(session: Session, *, regime_ids: Sequence[int]) -> list[tup
     return [tuple(row) for row in session.execute(query).all()]  # type: ignore[misc]
 
 
-def newest_runs(session: Session, *, regime_id: int, metric: str, limit: int) -> list[Measurement]:
-    """The newest `limit` runs of one metric of a regime (not retracted), oldest first."""
-    rows = session.exec(select(Measurement).where(
-        col(Measurement.regime_id) == regime_id, col(Measurement.metric) == metric, col(Measurement.retracted_at).is_(None))
+def newest_runs(session: Session, *, regime_id: int, metric: str, limit: int) -> list[tuple[int, datetime, float, str]]:
+    """The newest `limit` runs of one metric of a regime (not retracted), oldest first, as (id, measured at, value,
+    kind): what the metric's index holds, so the table is not read."""
+    rows = session.execute(select_columns(col(Measurement.id), col(Measurement.measured_at), col(Measurement.value),
+                                          col(Measurement.kind)).where(
+        col(Measurement.regime_id) == regime_id, col(Measurement.metric) == metric,
+        col(Measurement.retracted_at).is_(None))
         .order_by(col(Measurement.measured_at).desc(), col(Measurement.id).desc()).limit(limit)).all()
-    return list(rows)[::-1]
+    return [(int(i), at, float(value), str(kind)) for i, at, value, kind in rows[::-1]]

@@ -109,9 +109,11 @@ class Measurement(SQLModel, table=True):
         provenance_check("provenance", "ck_measurement_provenance"),
         CheckConstraint("kind IN ('baseline', 'gate check')", name="ck_measurement_kind"),
         # the reads of a long history, each bounded by what it shows (app/db/history.py): a regime's runs newest
-        # first, one metric's runs around a time, the newest run of one state
+        # first, one metric's runs around a time (holding what a chart, a gate or the regression search reads of
+        # them, so those read the index alone), the newest run of one state
         Index("ix_measurement_regime_time", "regime_id", "measured_at", "id"),
-        Index("ix_measurement_metric_time", "regime_id", "metric", "measured_at", "id"),
+        Index("ix_measurement_metric_time", "regime_id", "metric", "measured_at", "id", "value", "kind",
+              "retracted_at"),
         Index("ix_measurement_state_time", "regime_id", "metric", "kind", "includes_key", "measured_at", "id"),
     )
 

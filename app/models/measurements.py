@@ -75,6 +75,15 @@ class HistoryQuery(Input):
         return value
 
 
+class RunPoint(BaseModel):
+    """One run as a chart draws it."""
+
+    measured_at: datetime
+    value: float
+    retracted: bool
+    kind: str
+
+
 class RunStretch(BaseModel):
     """The runs of one stretch of time, as a chart with more runs than it draws shows them."""
 

@@ -60,8 +60,9 @@ def _series(session: Session, regime: Regime, metric: str, summaries: Sequence[t
             kept.move_to_end(key)
             return found
     window = window_of(min_samples)
-    runs = [core.Measurement(regime.name, m.metric, m.value, m.measured_at, core.MeasurementKind(m.kind), ref=m.id)
-            for m in history_reads.newest_runs(session, regime_id=pk(regime), metric=metric, limit=window)]
+    runs = [core.Measurement(regime.name, metric, value, at, core.MeasurementKind(kind), ref=run_id)
+            for run_id, at, value, kind in history_reads.newest_runs(session, regime_id=pk(regime), metric=metric,
+                                                                      limit=window)]
     total = sum(row[4] for row in summaries)
     found = series_out(series_changes(regime.name, metric, runs, min_samples=min_samples, min_change=min_change),
                        runs=total)

@@ -13,7 +13,7 @@ from sqlmodel import Session
 from app.db import history, history_reads, repo
 from app.db.tables import Measurement, Regime, pk
 from app.models.fields import parse_form
-from app.models.measurements import HistoryQuery, MeasurementPublic, RunStretch
+from app.models.measurements import HistoryQuery, MeasurementPublic, RunPoint, RunStretch
 from app.services.errors import FormInvalid, NotFound
 from app.services.records import measurement_public
 
@@ -31,7 +31,7 @@ class RunsPage:
 @dataclass(frozen=True)
 class ChartSeries:
     metric: str
-    runs: list[MeasurementPublic]  # every run, oldest first (when at most CHART_POINTS)
+    runs: list[RunPoint]  # every run, oldest first (when at most CHART_POINTS)
     stretches: list[RunStretch]  # else the runs summed up a stretch of time
     total: int  # runs of the metric, retracted ones included
 
@@ -73,11 +73,11 @@ def runs_page(session: Session, campaign_id: int, *, regime: str | None = None,
     return RunsPage(_public(session, campaign_id, page.rows, {pk(r): r.name for r in regimes}), page.next_before)
 
 
-def chart_series(session: Session, campaign_id: int, regime: Regime, metric: str,
+def chart_series(session: Session, regime: Regime, metric: str,
                  max_points: int = CHART_POINTS) -> ChartSeries:
     """One metric's runs of the regime as a chart draws them: every run up to `max_points`, else stretches."""
     found = history_reads.chart_runs(session, regime_id=pk(regime), metric=metric, max_points=max_points)
-    runs = _public(session, campaign_id, found.runs, {pk(regime): regime.name}) if found.runs else []
+    runs = [RunPoint(measured_at=r.measured_at, value=r.value, retracted=r.retracted, kind=r.kind) for r in found.runs]
     stretches = [RunStretch(start=s.start, end=s.end, runs=s.runs, low=s.low, high=s.high, mean=s.mean)
                  for s in found.stretches]
     return ChartSeries(metric, runs, stretches, found.total)

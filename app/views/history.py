@@ -77,7 +77,7 @@ def history_charts(record: PlanRecord, regime_id: int, series: Sequence[ChartSer
     charts = []
     for s in series:
         metric = s.metric
-        runs = [Run(m.measured_at, m.value, m.retracted_at is not None, m.kind) for m in s.runs]
+        runs = [Run(m.measured_at, m.value, m.retracted, m.kind) for m in s.runs]
         thresholds = [(f"gate {tiers.get(g.tier_id, '?')} {g.comparator.value} "
                        f"{number(g.threshold or 0, metric_unit(metric))}",
                        g.threshold or 0.0) for g in gates if g.metric == metric]

@@ -46,7 +46,7 @@ def timelines(history: Sequence[Snapshot], now: Snapshot, measured: Mapping[str,
         projected = [Projected(s.taken_at, f.final.p50_tok_s, f.final.p10_tok_s, f.final.p90_tok_s)
                      for s, f in points if f is not None and f.final is not None]
         series = measured.get(regime.regime)
-        runs = sorted((m.measured_at, m.value) for m in (series.runs if series else []) if m.retracted_at is None)
+        runs = sorted((m.measured_at, m.value) for m in (series.runs if series else []) if not m.retracted)
         stretches = series.stretches if series else []
         rows = [TimelineRow(fmt.timestamp(s.taken_at), s.cause, _band(f.final if f else None), "")
                 for s, f in points if s.id is not None]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Protocol
 from urllib.parse import urlencode
 
@@ -31,8 +32,13 @@ def make_templates(directory: str, routes: Routes) -> Jinja2Templates:
     templates.env.filters["metric"] = fmt.metric  # a metric name in words, where a template shows a row's name
     # url_for gives paths, not absolute URLs: a rendered page is cached and served to any host name, and a macro
     # rendered from Python has no request to ask.
+    @lru_cache(maxsize=4096)  # a page of 50 runs links each: resolving a route walks every route
+    def route_path(name: str, params: tuple[tuple[str, Any], ...]) -> str:
+        return str(routes.url_path_for(name, **dict(params)))
+
     def url_for(name: str, query: dict[str, Any] | None = None, **params: Any) -> str:
-        return path_for(routes, name, query, **params)
+        path = route_path(name, tuple(sorted(params.items())))
+        return f"{path}?{urlencode(query)}" if query else path
 
     templates.env.globals["url_for"] = url_for
     # Macros as globals, so a block rendered on its own for htmx sees them too.

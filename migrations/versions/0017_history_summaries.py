@@ -26,7 +26,8 @@ def upgrade() -> None:
         batch.add_column(sa.Column('includes_key', sa.Text(), server_default='', nullable=False))
     op.drop_index('ix_measurement_regime_id', table_name='measurement')
     op.create_index('ix_measurement_regime_time', 'measurement', ['regime_id', 'measured_at', 'id'])
-    op.create_index('ix_measurement_metric_time', 'measurement', ['regime_id', 'metric', 'measured_at', 'id'])
+    op.create_index('ix_measurement_metric_time', 'measurement',
+                    ['regime_id', 'metric', 'measured_at', 'id', 'value', 'kind', 'retracted_at'])
     op.create_index('ix_measurement_state_time', 'measurement',
                     ['regime_id', 'metric', 'kind', 'includes_key', 'measured_at', 'id'])
     op.create_index('ix_measurement_include_intervention_id', 'measurement_include', ['intervention_id'])
