@@ -127,7 +127,9 @@ def load_demo_if_empty(engine, now) -> None:
                 log.warning("empty database: loaded the reference campaign as campaign %s", campaign.id)
             settle_pending(engine, session)
     except SQLAlchemyError as exc:
-        log.error("could not read the database (run `tierplan migrate` first?): %s", exc)
+        from app.db.migrate import database_error
+
+        log.error("%s", database_error(engine.url.render_as_string(hide_password=True), exc))
 
 
 def _wants_json(request: Request) -> bool:

@@ -200,9 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         app(args=argv, prog_name="tierplan")
     except SQLAlchemyError as exc:
-        err.print(f"tierplan: could not use the database {get_settings().database_url} "
-                  f"(run `tierplan migrate` first?): {exc.__class__.__name__}: {str(exc.orig or exc).splitlines()[0]}"
-                  if hasattr(exc, "orig") else f"tierplan: database error: {exc}")
+        from app.db.migrate import database_error
+
+        err.print(database_error(get_settings().database_url, exc))
         return FAILED
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else FAILED)

@@ -15,11 +15,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import and_, delete, func, update
+from sqlalchemy import and_, delete, func, insert, update
 from sqlalchemy import select as select_columns
 from sqlmodel import Session, col, select
 
 from app.db.history_tables import MeasuredChange, MeasurementSeries
+from app.db.revision import current_revision
 from app.db.tables import Measurement, MeasurementInclude
 from app.planning import model as core
 from app.planning.calibration import changes_by_set, newer_changes
@@ -73,8 +74,10 @@ def _newest_first(runs: Iterable[Run]) -> list[Run]:
     return sorted(runs, key=lambda r: (r.measured_at, r.id), reverse=True)
 
 
-def added(session: Session, runs: Sequence[Run]) -> None:
-    """Bring the summaries up to date with `runs`, just inserted and flushed (not retracted)."""
+def added(session: Session, runs: Sequence[Run], *, later: set[int] | None = None) -> None:
+    """Bring the summaries up to date with `runs`, just inserted and flushed (not retracted). A regime whose
+    measured changes must be found again from all its runs is done at once, or, given `later`, added to it for
+    the caller to pass to rebuild_changes once its last chunk is in (an import)."""
     if not runs:
         return
     regime_ids = sorted({r.regime_id for r in runs})
@@ -82,7 +85,7 @@ def added(session: Session, runs: Sequence[Run]) -> None:
     rebuild_ids = []
     for regime_id in regime_ids:
         fresh = [r for r in runs if r.regime_id == regime_id and r.metric == THROUGHPUT_METRIC and r.value > 0]
-        if not fresh:
+        if not fresh or (later is not None and regime_id in later):
             continue
         known = [s for s in series if s.regime_id == regime_id and s.metric == THROUGHPUT_METRIC]
         if known and min(r.measured_at for r in fresh) <= max(s.newest_at for s in known):
@@ -91,6 +94,7 @@ def added(session: Session, runs: Sequence[Run]) -> None:
         newest = _runs(session, select_columns(*RUN_COLUMNS).where(col(Measurement.id).in_([s.newest_id for s in known])))
         found = newer_changes([r.core() for r in newest], [r.core() for r in fresh], str(regime_id))
         _store_changes(session, regime_id, found, replace_all=False)
+    stamp = current_revision(session)
     by_series: dict[tuple[int, str, str, str], list[Run]] = {}
     for run in runs:
         by_series.setdefault((run.regime_id, run.metric, run.kind, run.includes_key), []).append(run)
@@ -100,15 +104,34 @@ def added(session: Session, runs: Sequence[Run]) -> None:
         row = stored.get(key)
         if row is None:
             session.add(MeasurementSeries(regime_id=key[0], metric=key[1], kind=key[2], includes_key=key[3],
-                                          runs=len(members), newest_id=top.id, newest_at=top.measured_at))
+                                          runs=len(members), newest_id=top.id, newest_at=top.measured_at, stamp=stamp))
             continue
         row.runs += len(members)
+        row.stamp = stamp
         if (top.measured_at, top.id) > (_aware(row.newest_at, top.measured_at), row.newest_id):
             row.newest_id, row.newest_at = top.id, top.measured_at
         session.add(row)
     session.flush()
-    if rebuild_ids:
+    if later is not None:
+        later.update(rebuild_ids)
+    elif rebuild_ids:
         rebuild_changes(session, rebuild_ids)
+
+
+def insert_runs(session: Session, values: Sequence[dict]) -> list[int]:
+    """Insert measurement rows (column -> value), in one statement's worth of work; their ids, in order. SQLite
+    takes them as one executemany (RETURNING there would go a row at a time) and they are then read back: the
+    write lock is held, so the new ids are the ones above the largest before; PostgreSQL gives them back from
+    the INSERT."""
+    if not values:
+        return []
+    if session.get_bind().dialect.name != "sqlite":
+        return list(session.execute(insert(Measurement).returning(col(Measurement.id), sort_by_parameter_order=True),
+                                    values).scalars().all())
+    before = session.execute(select_columns(func.max(col(Measurement.id)))).scalar() or 0
+    session.execute(insert(Measurement), values)
+    return list(session.execute(select_columns(col(Measurement.id)).where(col(Measurement.id) > before)
+                                .order_by(col(Measurement.id))).scalars().all())
 
 
 def retracted(session: Session, row: Measurement) -> None:
@@ -118,6 +141,7 @@ def retracted(session: Session, row: Measurement) -> None:
         col(MeasurementSeries.kind) == row.kind, col(MeasurementSeries.includes_key) == row.includes_key)).first()
     if series is not None:
         series.runs -= 1
+        series.stamp = current_revision(session)
         if series.runs <= 0:
             session.delete(series)
         elif series.newest_id == row.id:
@@ -143,12 +167,13 @@ def rebuild(session: Session, regime_ids: Sequence[int]) -> None:
     group = (col(Measurement.regime_id), col(Measurement.metric), col(Measurement.kind), col(Measurement.includes_key))
     counts = session.execute(select_columns(*group, func.count(), func.max(col(Measurement.measured_at)))
                              .where(live).group_by(*group)).all()
+    stamp = current_revision(session)
     for regime_id, metric, kind, key, runs, newest_at in counts:
         top = _runs(session, _series_runs(regime_id, metric, kind, key)
                     .where(col(Measurement.measured_at) == newest_at).order_by(col(Measurement.id).desc()).limit(1))
         if top:
             session.add(MeasurementSeries(regime_id=regime_id, metric=metric, kind=kind, includes_key=key, runs=runs,
-                                          newest_id=top[0].id, newest_at=top[0].measured_at))
+                                          newest_id=top[0].id, newest_at=top[0].measured_at, stamp=stamp))
     session.flush()
     rebuild_changes(session, regime_ids)
 

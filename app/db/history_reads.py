@@ -138,15 +138,22 @@ def seconds_since(session: Session, column: Any, first: datetime) -> ColumnEleme
     return cast(func.extract("epoch", column - first), Float)
 
 
-def series_summaries(session: Session, *, regime_ids: Sequence[int]) -> list[tuple[int, str, str, str, int, int]]:
+def series_summaries(session: Session, *, regime_ids: Sequence[int]) -> list[tuple[int, str, str, str, int, int, int]]:
     """Each (regime, metric, kind, state) series of the regimes as (regime id, metric, kind, includes key, runs,
-    newest id): what changes when a run of it is written or retracted."""
+    newest id, stamp): the stamp moves whenever a run of it is written, retracted or removed."""
     if not regime_ids:
         return []
     query = select_columns(col(MeasurementSeries.regime_id), col(MeasurementSeries.metric), col(MeasurementSeries.kind),
-                   col(MeasurementSeries.includes_key), col(MeasurementSeries.runs), col(MeasurementSeries.newest_id)
-                   ).where(col(MeasurementSeries.regime_id).in_(regime_ids))
+                           col(MeasurementSeries.includes_key), col(MeasurementSeries.runs),
+                           col(MeasurementSeries.newest_id), col(MeasurementSeries.stamp)
+                           ).where(col(MeasurementSeries.regime_id).in_(regime_ids))
     return [tuple(row) for row in session.execute(query).all()]  # type: ignore[misc]
+
+
+def version_of(summaries: Sequence[tuple]) -> tuple:
+    """What changes whenever a run of these series is written, retracted or removed: each series' kind, state,
+    runs, newest run and stamp (from series_summaries; the stamp alone would do, the rest reads well in a key)."""
+    return tuple(sorted(tuple(row[2:]) for row in summaries))
 
 
 def newest_runs(session: Session, *, regime_id: int, metric: str, limit: int) -> list[tuple[int, datetime, float, str]]:

@@ -29,6 +29,7 @@ class MeasurementSeries(SQLModel, table=True):
     runs: int  # not retracted
     newest_id: int  # the newest run: the latest measured_at, the highest id among runs measured at that time
     newest_at: datetime
+    stamp: int = 0  # the plan revision of its last change: results kept from its runs are keyed on it
 
 
 class MeasuredChange(SQLModel, table=True):

@@ -52,9 +52,22 @@ def ceilings_of(rows: CampaignRows, campaign: core.Campaign) -> tuple[dict[str, 
 
 
 # The core is pure and its inputs are frozen, so a page view of an unchanged campaign reuses the
-# last Monte Carlo and greedy order instead of recomputing them.
-cached_simulation = lru_cache(maxsize=64)(simulate)
-cached_order = lru_cache(maxsize=64)(suggest_order)
+# last Monte Carlo and greedy order instead of recomputing them. They are keyed on what they read: not the runs,
+# gates or objectives (a gate check moves none of their inputs), so a key is a few kB whatever the history.
+_simulation = lru_cache(maxsize=64)(simulate)
+_order = lru_cache(maxsize=64)(suggest_order)
+
+
+def _projection_inputs(campaign: core.Campaign) -> core.Campaign:
+    return replace(campaign, measurements=(), changes=(), gates=(), objectives=())
+
+
+def cached_simulation(campaign: core.Campaign, samples: int, seed: int) -> Simulation:
+    return _simulation(_projection_inputs(campaign), samples, seed)
+
+
+def cached_order(campaign: core.Campaign) -> Ordering:
+    return _order(_projection_inputs(campaign))
 
 
 def core_campaign(rows: CampaignRows) -> tuple[core.Campaign, dict[str, Ceiling], str | None]:

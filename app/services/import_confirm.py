@@ -7,11 +7,11 @@ from collections.abc import Callable
 from datetime import datetime
 
 from sqlalchemy import insert
-from sqlmodel import Session, col
+from sqlmodel import Session
 
 from app.db import history, jobs, links, repo
 from app.db.engine import Sessions
-from app.db.tables import ImportRecord, Measurement, MeasurementInclude, Profile, ProfileShare, Regime, pk
+from app.db.tables import ImportRecord, MeasurementInclude, Profile, ProfileShare, Regime, pk
 from app.planning import model as core
 from app.planning.baselines import newest_baselines
 from app.planning.checks import check_reading
@@ -140,6 +140,7 @@ def _write_measurements(session, campaign_id: int, preview: Preview, records, re
     by_file = {f.name: r for f, r in zip(preview.files, records, strict=False)}
     by_key = {i.key: pk(i) for i in repo.interventions_of(session, campaign_id=campaign_id)}
     position = 0
+    rebuild: set[int] = set()  # regimes whose measured changes are found again once every chunk is in
     for chunk in read_rows(preview.rows_path):
         values = []
         for row in chunk:
@@ -152,16 +153,17 @@ def _write_measurements(session, campaign_id: int, preview: Preview, records, re
                 "confirmed": confirmations.get(position, ""), "recorded_by": by,
                 "includes_key": history.includes_key(by_key[k] for k in row.includes if k in by_key)})
             position += 1
-        ids = session.execute(insert(Measurement).returning(col(Measurement.id), sort_by_parameter_order=True),
-                              values).scalars().all()
+        ids = history.insert_runs(session, values)
         links = [{"measurement_id": measurement_id, "intervention_id": by_key[k]}
                  for measurement_id, row in zip(ids, chunk, strict=True) for k in row.includes if k in by_key]
         if links:
             session.execute(insert(MeasurementInclude), links)
         history.added(session, [history.Run(i, v["regime_id"], v["metric"], v["kind"], v["includes_key"],
-                                            v["measured_at"], v["value"]) for i, v in zip(ids, values, strict=True)])
+                                            v["measured_at"], v["value"]) for i, v in zip(ids, values, strict=True)],
+                      later=rebuild)
         if on_progress is not None:
             on_progress(len(values))
+    history.rebuild_changes(session, sorted(rebuild))
 
 
 def _write_profile(session, preview: Preview, record: ImportRecord, regimes, now: datetime) -> None:

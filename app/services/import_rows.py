@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import astuple, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -32,7 +32,8 @@ class MeasurementRow:
 
 
 def write_row(handle: TextIO, row: MeasurementRow) -> None:
-    handle.write(json.dumps(astuple(row), separators=(",", ":")) + "\n")
+    fields = [row.regime, row.metric, row.value, row.unit, row.measured_at, row.where, row.note, row.includes]
+    handle.write(json.dumps(fields, separators=(",", ":")) + "\n")
 
 
 def read_rows(path: str | Path, size: int = CHUNK) -> Iterator[list[MeasurementRow]]:

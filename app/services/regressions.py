@@ -4,9 +4,6 @@ length of the history."""
 
 from __future__ import annotations
 
-import threading
-import weakref
-from collections import OrderedDict
 from collections.abc import Sequence
 
 from sqlmodel import Session
@@ -16,13 +13,10 @@ from app.db.tables import Regime, pk
 from app.planning import model as core
 from app.planning.regressions import MIN_SAMPLES, series_changes
 from app.services.errors import NotFound
+from app.services.kept import kept
 from app.views.regressions import SeriesOut, series_out
 
 WINDOW = 500  # runs searched a history: the newest ones (at least twice the runs a side needs)
-CACHED = 4096  # histories kept per database
-
-_lock = threading.Lock()
-_kept: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # engine -> OrderedDict(key -> SeriesOut)
 
 
 def window_of(min_samples: int) -> int:
@@ -51,32 +45,12 @@ def changes_in(session: Session, campaign_id: int, *, regime: str | None = None,
 
 def _series(session: Session, regime: Regime, metric: str, summaries: Sequence[tuple], min_samples: int,
             min_change: float | None) -> SeriesOut:
-    version = tuple(sorted(row[2:] for row in summaries))  # kind, state, runs, newest id of each series
-    key = (pk(regime), regime.name, metric, version, min_samples, min_change)
-    kept = _store(session)
-    with _lock:
-        found = kept.get(key)
-        if found is not None:
-            kept.move_to_end(key)
-            return found
-    window = window_of(min_samples)
-    runs = [core.Measurement(regime.name, metric, value, at, core.MeasurementKind(kind), ref=run_id)
-            for run_id, at, value, kind in history_reads.newest_runs(session, regime_id=pk(regime), metric=metric,
-                                                                      limit=window)]
-    total = sum(row[4] for row in summaries)
-    found = series_out(series_changes(regime.name, metric, runs, min_samples=min_samples, min_change=min_change),
-                       runs=total)
-    with _lock:
-        kept[key] = found
-        while len(kept) > CACHED:
-            kept.popitem(last=False)
-    return found
+    def search() -> SeriesOut:
+        runs = [core.Measurement(regime.name, metric, value, at, core.MeasurementKind(kind), ref=run_id)
+                for run_id, at, value, kind in history_reads.newest_runs(session, regime_id=pk(regime), metric=metric,
+                                                                          limit=window_of(min_samples))]
+        return series_out(series_changes(regime.name, metric, runs, min_samples=min_samples, min_change=min_change),
+                          runs=sum(row[4] for row in summaries))
 
-
-def _store(session: Session) -> OrderedDict:
-    engine = session.get_bind()
-    engine = getattr(engine, "engine", engine)  # a Connection's engine
-    with _lock:
-        if engine not in _kept:
-            _kept[engine] = OrderedDict()
-        return _kept[engine]
+    return kept(session, ("regressions", pk(regime), regime.name, metric, history_reads.version_of(summaries),
+                          min_samples, min_change), search)

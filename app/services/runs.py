@@ -3,7 +3,7 @@ metric's runs for a chart; each bounded by what it shows, whatever the length of
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
@@ -15,6 +15,7 @@ from app.db.tables import Measurement, Regime, pk
 from app.models.fields import parse_form
 from app.models.measurements import HistoryQuery, MeasurementPublic, RunPoint, RunStretch
 from app.services.errors import FormInvalid, NotFound
+from app.services.kept import kept
 from app.services.records import measurement_public
 
 PAGE_RUNS = 50  # a page of the regime's history
@@ -73,14 +74,29 @@ def runs_page(session: Session, campaign_id: int, *, regime: str | None = None,
     return RunsPage(_public(session, campaign_id, page.rows, {pk(r): r.name for r in regimes}), page.next_before)
 
 
-def chart_series(session: Session, regime: Regime, metric: str,
-                 max_points: int = CHART_POINTS) -> ChartSeries:
-    """One metric's runs of the regime as a chart draws them: every run up to `max_points`, else stretches."""
-    found = history_reads.chart_runs(session, regime_id=pk(regime), metric=metric, max_points=max_points)
-    runs = [RunPoint(measured_at=r.measured_at, value=r.value, retracted=r.retracted, kind=r.kind) for r in found.runs]
-    stretches = [RunStretch(start=s.start, end=s.end, runs=s.runs, low=s.low, high=s.high, mean=s.mean)
-                 for s in found.stretches]
-    return ChartSeries(metric, runs, stretches, found.total)
+def chart_series(session: Session, regime: Regime, metric: str, max_points: int = CHART_POINTS,
+                 summaries: Sequence[tuple] | None = None) -> ChartSeries:
+    """One metric's runs of the regime as a chart draws them: every run up to `max_points`, else stretches; kept
+    until the history of that metric changes. `summaries`: the regime's series summaries, when the caller read
+    them (for several charts at once)."""
+    if summaries is None:
+        summaries = history_reads.series_summaries(session, regime_ids=[pk(regime)])
+    mine = [row for row in summaries if row[0] == pk(regime) and row[1] == metric]
+
+    def draw() -> ChartSeries:
+        found = history_reads.chart_runs(session, regime_id=pk(regime), metric=metric, max_points=max_points)
+        runs = [RunPoint(measured_at=r.measured_at, value=r.value, retracted=r.retracted, kind=r.kind)
+                for r in found.runs]
+        stretches = [RunStretch(start=s.start, end=s.end, runs=s.runs, low=s.low, high=s.high, mean=s.mean)
+                     for s in found.stretches]
+        return ChartSeries(metric, runs, stretches, found.total)
+
+    return kept(session, ("chart", pk(regime), metric, max_points, history_reads.version_of(mine)), draw)
+
+
+def series_of(session: Session, regimes: Sequence[Regime]) -> list[tuple]:
+    """The series summaries of these regimes (for chart_series)."""
+    return history_reads.series_summaries(session, regime_ids=[pk(r) for r in regimes])
 
 
 def measurement_of(session: Session, campaign_id: int, measurement_id: int) -> MeasurementPublic:

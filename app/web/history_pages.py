@@ -64,7 +64,8 @@ def history_page(request: Request, campaign_id: int, campaign: CampaignDep, sess
     query = {"since": start.date().isoformat()}
     older = (f"{here}?{urlencode({**query, 'before': listed[0].id})}#changes-since"
              if len(page) > CHANGES_PAGE and listed else "")
-    measured = {r.name: runs.chart_series(session, r, THROUGHPUT_METRIC, TIMELINE_POINTS)
+    summaries = runs.series_of(session, plan.rows.regimes)
+    measured = {r.name: runs.chart_series(session, r, THROUGHPUT_METRIC, TIMELINE_POINTS, summaries)
                 for r in plan.rows.regimes}
     context = {"campaign": campaign,
                "timelines": timelines(snapshots.chart_history(session, campaign_id, TIMELINE_POINTS), current,

@@ -186,7 +186,8 @@ def _regime_page(request, session, campaign: Campaign, regime_id: int, asked: di
     what_ifs = [w for w in report.what_ifs if w.regime == regime.name]
     steps = [(s.label, s.shares) for s in view.steps]
     row = next(r for r in plan.rows.regimes if r.id == regime_id)
-    series = [runs.chart_series(session, row, m) for m in charted_metrics(plan.record, regime_id)]
+    summaries = runs.series_of(session, [row])
+    series = [runs.chart_series(session, row, m, summaries=summaries) for m in charted_metrics(plan.record, regime_id)]
     page, errors = runs.RunsPage([], None), {}
     try:
         page = runs.runs_page(session, pk(campaign), regime=regime.name, query=runs.history_query(asked))

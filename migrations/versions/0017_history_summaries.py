@@ -45,6 +45,7 @@ def upgrade() -> None:
         sa.Column('runs', sa.Integer(), nullable=False),
         sa.Column('newest_id', sa.Integer(), nullable=False),
         sa.Column('newest_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
+        sa.Column('stamp', sa.Integer(), nullable=False),
         sa.ForeignKeyConstraint(['regime_id'], ['regime.id'], ondelete='CASCADE'),
         sa.PrimaryKeyConstraint('id'),
         sa.UniqueConstraint('regime_id', 'metric', 'kind', 'includes_key', name='uq_measurement_series'),
@@ -91,13 +92,14 @@ def _fill() -> None:
                 (at, mid, Measurement(str(regime_id), metric, value, at, MeasurementKind(kind),
                                       frozenset(key.split(',')) - {''}, ref=mid)))
     values = [{'regime_id': k[0], 'metric': k[1], 'kind': k[2], 'includes_key': k[3], 'runs': runs,
-               'newest_id': top[1], 'newest_at': top[0]} for k, (runs, top) in newest.items()]
+               'newest_id': top[1], 'newest_at': top[0], 'stamp': 0} for k, (runs, top) in newest.items()]
     if values:
         op.bulk_insert(sa.table('measurement_series', sa.column('regime_id', sa.Integer()),
                                 sa.column('metric', sa.String()), sa.column('kind', sa.String()),
                                 sa.column('includes_key', sa.Text()), sa.column('runs', sa.Integer()),
                                 sa.column('newest_id', sa.Integer()),
-                                sa.column('newest_at', sqlmodel.sql.sqltypes.UTCDateTime())), values)
+                                sa.column('newest_at', sqlmodel.sql.sqltypes.UTCDateTime()),
+                                sa.column('stamp', sa.Integer())), values)
     changes = []
     for regime_id, runs in throughput.items():
         ordered = [m for _, _, m in sorted(runs, key=lambda r: (r[0], r[1]), reverse=True)]

@@ -95,7 +95,7 @@ def test_version_usage_errors_and_help(tmp_path):
 def test_unmigrated_database_is_a_failure_with_a_hint(tmp_path):
     url = f"sqlite:///{tmp_path / 'empty.db'}"
     export = tierplan("export", "1", "--out", "-", url=url)
-    assert export.returncode == 1 and "run `tierplan migrate` first?" in export.stderr
+    assert export.returncode == 1 and "is not migrated to this version of tierplan: run `tierplan migrate`" in export.stderr
     assert "Traceback" not in export.stderr
 
 
