@@ -125,7 +125,7 @@ def load_demo_if_empty(engine, now) -> None:
             if repo.count_campaigns(session) == 0:
                 campaign = load_demo(session, now=now)
                 log.warning("empty database: loaded the reference campaign as campaign %s", campaign.id)
-            settle_pending(engine, session)
+        settle_pending(engine, session)  # once the session holds no lock
     except SQLAlchemyError as exc:
         from app.db.migrate import database_error
 

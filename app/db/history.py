@@ -92,7 +92,9 @@ def added(session: Session, runs: Sequence[Run], *, later: set[int] | None = Non
             rebuild_ids.append(regime_id)  # not after every earlier run: the changes are found again
             continue
         newest = _runs(session, select_columns(*RUN_COLUMNS).where(col(Measurement.id).in_([s.newest_id for s in known])))
-        found = newer_changes([r.core() for r in newest], [r.core() for r in fresh], str(regime_id))
+        # both newest first, as the history is read: among runs of one time the order decides the change
+        found = newer_changes([r.core() for r in _newest_first(newest)], [r.core() for r in _newest_first(fresh)],
+                              str(regime_id))
         _store_changes(session, regime_id, found, replace_all=False)
     stamp = current_revision(session)
     by_series: dict[tuple[int, str, str, str], list[Run]] = {}

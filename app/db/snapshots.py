@@ -120,8 +120,15 @@ def _after_rollback_soft(session: OrmSession, previous_transaction) -> None:
     _after_rollback(session)
 
 
-def fill_pending(session: Session, *, campaign_id: int, figures: str) -> int:
-    """Write `figures` into the campaign's snapshots still waiting for theirs; how many there were."""
+def fill_pending(session: Session, *, campaign_id: int, figures: str, upto: int) -> int:
+    """Write `figures` into the campaign's snapshots up to id `upto` still waiting for theirs; how many there were."""
     result = session.execute(update(PlanSnapshot).where(col(PlanSnapshot.campaign_id) == campaign_id,
+                                                        col(PlanSnapshot.id) <= upto,
                                                         col(PlanSnapshot.figures).is_(None)).values(figures=figures))
     return int(getattr(result, "rowcount", 0) or 0)
+
+
+def newest_id(session: Session, *, campaign_id: int) -> int | None:
+    """The id of the campaign's newest snapshot, its figures written or not."""
+    return session.exec(select(col(PlanSnapshot.id)).where(col(PlanSnapshot.campaign_id) == campaign_id)
+                        .order_by(col(PlanSnapshot.id).desc()).limit(1)).first()

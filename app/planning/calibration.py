@@ -152,8 +152,9 @@ def measured_pairs(measurements: Iterable[Measurement], regime_name: str) -> lis
 def newer_changes(known: Iterable[Measurement], added: Iterable[Measurement], regime_name: str
                   ) -> dict[frozenset[str], tuple[Measurement, Measurement]]:
     """The measured changes whose newer run is one of `added`: what runs measured after every earlier run of the
-    regime add to its changes. `known` must hold, for each state, the newest earlier run (more is harmless); a
-    change of the result replaces the stored one of the same set, a set not in it keeps its stored change."""
+    regime add to its changes. `known` must hold, for each state, the newest earlier run (more is harmless), and
+    both come newest first as the history is read (among runs of one time, that order decides); a change of the
+    result replaces the stored one of the same set, a set not in it keeps its stored change."""
     fresh = tuple(added)
     wanted = set(fresh)
     return {changed: pair for changed, pair in changes_by_set((*known, *fresh), regime_name).items()

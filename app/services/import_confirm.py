@@ -90,8 +90,7 @@ def confirm_import(
         keep_snapshot(session, campaign_id, f"imported {', '.join(f.name for f in preview.files)}: {_summary(preview)}",
                       now=now, by=by)
         session.commit()
-    with sessions.reader() as reader, sessions.writer() as writer:
-        snapshots.settle(reader, writer, campaign_id)
+    snapshots.settle_soon(sessions, campaign_id)
     return records
 
 

@@ -12,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from app.db import history, links, repo
+from app.db import snapshots as snapshot_rows
 from app.db.engine import Sessions
 from app.db.repo import CampaignRows
 from app.db.tables import Intervention, Measurement, MeasurementInclude, Regime, Submission, pk
@@ -124,7 +125,7 @@ class Recorded:
 
 def record_measurement(
     sessions: Sessions, campaign_id: int, values: MeasurementCreate, *, now: datetime, source: str = "form",
-    rows: CampaignRows | None = None, idempotency_key: str | None = None, by: str = "",
+    rows: CampaignRows | None = None, idempotency_key: str | None = None, by: str = "", with_plan: bool = True,
 ) -> Recorded:
     """Check and store one measurement with what it includes (form or API); FormInvalid writes nothing.
 
@@ -132,13 +133,13 @@ def record_measurement(
     rows alone; the plan it leaves is analysed after the commit, once, and kept in the plan's history. Nothing
     after the commit can turn the saved run into an error. `rows`: the campaign as the caller already loaded it.
     `idempotency_key`: the client's key for this submission; the same key again stores nothing and answers with
-    what the first stored."""
+    what the first stored. `with_plan`: give back the plan it left (a page shows it; the API does not)."""
     if idempotency_key:
         with sessions.reader() as session:
             done = _submitted(session, campaign_id, idempotency_key)
             if done is not None:
-                return Recorded(runs.measurement_of(session, campaign_id, pk(done)), after_change(session, campaign_id),
-                                replayed=True)
+                plan = after_change(session, campaign_id) if with_plan else None
+                return Recorded(runs.measurement_of(session, campaign_id, pk(done)), plan, replayed=True)
     if rows is None:
         with sessions.reader() as session:
             rows = load_rows(session, campaign_id)
@@ -147,12 +148,12 @@ def record_measurement(
     with sessions.writer() as session:
         stored, replayed = _store(session, campaign_id, row, includes, idempotency_key, cause, now=now, by=by)
     with sessions.reader() as session:
-        plan = after_change(session, campaign_id)
+        upto = snapshot_rows.newest_id(session, campaign_id=campaign_id)
+        plan = after_change(session, campaign_id) if with_plan else None
         # the run is the newest of its series, so among the runs the plan read; looked up on its own otherwise
         public = next((m for m in plan.record.measurements if m.id == stored), None) if plan else None
         public = public or runs.measurement_of(session, campaign_id, stored)
-    with sessions.reader() as reader, sessions.writer() as writer:
-        snapshots.settle(reader, writer, campaign_id, plan.analysis if plan else None)
+    snapshots.settle_soon(sessions, campaign_id, plan.analysis if plan else None, upto if plan else None)
     return Recorded(public, plan, replayed=replayed)
 
 
@@ -254,7 +255,6 @@ def retract_measurement(
                                   regime.name if regime else "", measurement.kind)
         keep_snapshot(session, campaign_id, f"retracted: {cause.removeprefix('measured ')}", now=now, by=values.by)
         session.commit()
-    with sessions.reader() as reader, sessions.writer() as writer:
-        snapshots.settle(reader, writer, campaign_id)
+    snapshots.settle_soon(sessions, campaign_id)
     with sessions.reader() as session:
         return runs.measurement_of(session, campaign_id, measurement_id)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from dataclasses import asdict, dataclass
 from datetime import datetime
 
@@ -18,7 +19,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.db import repo, snapshots
-from app.db.engine import new_session
+from app.db.engine import Sessions
 from app.db.snapshot_tables import PlanSnapshot
 from app.planning.metrics import metric_label
 from app.services.analysis import Analysis, analyse
@@ -113,25 +114,70 @@ def settle_pending(engine: Engine, session: Session) -> None:
     """After `session` is done: the figures of the snapshots it committed, each campaign's in one analysis on
     sessions of its own."""
     for campaign_id in snapshots.committed(session):
-        with new_session(engine) as reader, new_session(engine, write=True) as writer:
-            settle(reader, writer, campaign_id)
+        settle_soon(Sessions(engine), campaign_id)
 
 
-def settle(reader: Session, writer: Session, campaign_id: int, analysis: Analysis | None = None) -> None:
-    """Write the plan's figures as they stand (`analysis`, when the caller has it) into the campaign's snapshots
-    still waiting for theirs: one analysis, outside the change's transaction, and a short write. A failure is
-    logged: the change stays saved, and the next settle of the campaign fills its snapshot."""
+PASSES = 3  # analyses one request makes for a campaign's waiting snapshots before a thread takes over
+_busy: dict[tuple[int, int], bool] = {}  # (engine, campaign) being settled -> another pass wanted
+_busy_lock = threading.Lock()
+
+
+def settle_soon(sessions: Sessions, campaign_id: int, analysis: Analysis | None = None, upto: int | None = None) -> None:
+    """Write the figures of the campaign's waiting snapshots, one analysis at a time a campaign in this process:
+    when one is under way, it runs once more for this change instead (a stream of writes costs an analysis a
+    pass, not one a write). `analysis` and `upto`: the plan the caller analysed after its commit, and the newest
+    snapshot it covers. After PASSES passes a thread goes on, so no request waits on a stream of others."""
+    key = (id(sessions.engine), campaign_id)
+    with _busy_lock:
+        if key in _busy:
+            _busy[key] = True
+            return
+        _busy[key] = False
+    for _ in range(PASSES):
+        _settle_once(sessions, campaign_id, analysis, upto)
+        analysis = upto = None
+        with _busy_lock:
+            if not _busy[key]:
+                del _busy[key]
+                return
+            _busy[key] = False
+    threading.Thread(target=_settle_rest, args=(sessions, campaign_id, key), daemon=True).start()
+
+
+def _settle_rest(sessions: Sessions, campaign_id: int, key: tuple[int, int]) -> None:
+    while True:
+        _settle_once(sessions, campaign_id, None, None)
+        with _busy_lock:
+            if not _busy[key]:
+                del _busy[key]
+                return
+            _busy[key] = False
+
+
+def _settle_once(sessions: Sessions, campaign_id: int, analysis: Analysis | None, upto: int | None) -> None:
+    settle(sessions, campaign_id, analysis, upto)
+
+
+def settle(sessions: Sessions, campaign_id: int, analysis: Analysis | None = None, upto: int | None = None) -> None:
+    """Write the plan's figures as they stand into the campaign's snapshots still waiting for theirs: those
+    committed before the plan was read (`analysis` and `upto`, the newest snapshot it covers, when the caller
+    analysed it after its commit). One analysis on a reader, then a short write. A failure is logged: the change
+    stays saved, and the next settle of the campaign fills its snapshot."""
     try:
         if analysis is None:
-            rows = repo.load_campaign(reader, campaign_id=campaign_id)
-            if rows is None:
+            with sessions.reader() as reader:
+                upto = snapshots.newest_id(reader, campaign_id=campaign_id)
+                rows = repo.load_campaign(reader, campaign_id=campaign_id)
+            if rows is None or upto is None:
                 return
             analysis = analyse(rows)
+        if upto is None:
+            return
         text = _encode(figures_of(analysis))
-        snapshots.fill_pending(writer, campaign_id=campaign_id, figures=text)
-        writer.commit()
+        with sessions.writer() as writer:
+            snapshots.fill_pending(writer, campaign_id=campaign_id, figures=text, upto=upto)
+            writer.commit()
     except Exception as exc:
-        writer.rollback()
         log.warning("the figures of campaign %s's newest changes are not written yet: %s", campaign_id, exc)
 
 

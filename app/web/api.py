@@ -112,7 +112,7 @@ def post_measurement(request: Request, campaign_id: int, body: MeasurementCreate
     stored; a 503 (the database too busy) means it is not.
     """
     recorded = record_measurement(sessions, campaign_id, body, now=now, source="api",
-                                  idempotency_key=idempotency_key(key), by=user_of(request))
+                                  idempotency_key=idempotency_key(key), by=user_of(request), with_plan=False)
     return recorded.measurement
 
 

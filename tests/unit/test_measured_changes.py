@@ -65,8 +65,9 @@ def test_changes_kept_as_runs_arrive_in_time_order_are_the_changes_of_the_whole_
             newest = {}
             for m in sorted(stored, key=lambda m: (m.measured_at, m.ref)):
                 newest[m.includes] = m
+            newest_first = sorted(newest.values(), key=lambda m: (m.measured_at, m.ref), reverse=True)
             fresh_newest_first = sorted(fresh, key=lambda m: (m.measured_at, m.ref), reverse=True)
-            kept.update(newer_changes(newest.values(), fresh_newest_first, "b1"))
+            kept.update(newer_changes(newest_first, fresh_newest_first, "b1"))
             stored += fresh
         start += len(fresh)
     whole = changes_by_set(sorted(stored, key=lambda m: (m.measured_at, m.ref), reverse=True), "b1")
