@@ -31,6 +31,7 @@ import json
 import math
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -209,15 +210,19 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=15)
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp())
-    for database in args.databases.split(","):
-        if database == "postgres" and not postgres_answers():
-            print("PostgreSQL: not reachable at 127.0.0.1:5432, skipped")
-            continue
-        demo = case(database, 0, 4, args, tmp)
-        report(database, "the fresh demo", demo, demo)
-        for regimes in (int(r) for r in args.regimes.split(",")):
-            for years in (int(y) for y in args.years.split(",")):
-                report(database, f"{years} years x {regimes} regimes", case(database, years, regimes, args, tmp), demo)
+    try:
+        for database in args.databases.split(","):
+            if database == "postgres" and not postgres_answers():
+                print("PostgreSQL: not reachable at 127.0.0.1:5432, skipped")
+                continue
+            demo = case(database, 0, 4, args, tmp)
+            report(database, "the fresh demo", demo, demo)
+            for regimes in (int(r) for r in args.regimes.split(",")):
+                for years in (int(y) for y in args.years.split(",")):
+                    figures = case(database, years, regimes, args, tmp)
+                    report(database, f"{years} years x {regimes} regimes", figures, demo)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ _bootstrap.ensure_project_python()
 import argparse
 import http.client
 import json
+import shutil
 import tempfile
 import threading
 import time
@@ -104,7 +105,11 @@ def main() -> None:
     parser.add_argument("--pg-workers", type=int, default=2)
     parser.add_argument("--memory-writes", type=int, default=10_000, help="writes before the memory is read again")
     args = parser.parse_args()
-    run("SQLite", f"sqlite:///{tempfile.mkdtemp()}/writers.db", 1, args)
+    folder = tempfile.mkdtemp()
+    try:
+        run("SQLite", f"sqlite:///{folder}/writers.db", 1, args)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
     if postgres_answers():
         run("PostgreSQL", PG_URL, args.pg_workers, args)
     else:
