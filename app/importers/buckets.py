@@ -7,10 +7,10 @@ an eager decode is mostly idle GPU).
 
 from __future__ import annotations
 
-import importlib
-import re
 from dataclasses import dataclass
 from typing import Any
+
+import re2
 
 from app.importers.records import KernelSummary
 
@@ -65,61 +65,27 @@ class Bucketing:
     gpu_time_us: float
 
 
-def compile_rules(rules) -> list[tuple[re.Pattern, str]]:
-    """Compile (pattern, bucket) pairs; raises ValueError naming the bad pattern."""
-    compiled = []
-    for pattern, bucket in rules:
-        try:
-            compiled.append((re.compile(pattern, re.IGNORECASE), bucket))
-        except re.error as exc:
-            raise ValueError(f"rule {pattern!r}: {exc}") from None
-        risk = backtracking_risk(pattern)
-        if risk:
-            raise ValueError(f"rule {pattern!r}: {risk}")
-    return compiled
+def _options() -> Any:
+    options = re2.Options()
+    options.case_sensitive = False
+    options.log_errors = False  # a refused pattern is said to the user, not logged
+    return options
 
 
-_C: Any = importlib.import_module("re._constants")  # the op codes of Python's own regular-expression parser
-_PARSER: Any = importlib.import_module("re._parser")
-_REPEATS = {_C.MAX_REPEAT, _C.MIN_REPEAT, getattr(_C, "POSSESSIVE_REPEAT", None)}
-
-
-def _parts(op: Any, av: Any) -> list[Any]:
-    """The sub-patterns inside one node of the parse tree."""
-    if op in _REPEATS:
-        return [av[2]]
-    if op is _C.SUBPATTERN:
-        return [av[3]]
-    if op is _C.BRANCH:
-        return list(av[1])
-    if op in (_C.ASSERT, _C.ASSERT_NOT):
-        return [av[1]]
-    if op is getattr(_C, "ATOMIC_GROUP", None):
-        return [av]
-    return []
-
-
-def backtracking_risk(pattern: str) -> str | None:
-    """Why matching `pattern` can take exponential time, or None. The catastrophic shape is a repetition inside a
-    repetition, such as (a+)+ or (\\w*x?)*: a 30-character kernel name can then block the server for seconds."""
+def compile_pattern(pattern: str) -> Any:
+    """A rule's pattern compiled by RE2, whose matching takes time linear in the name whatever the pattern (no
+    (a|a)*$ or .*.*.*x can hold a core); ValueError says why RE2 refuses one (backreferences, lookarounds)."""
     try:
-        tree = _PARSER.parse(pattern)
-    except re.error:
-        return None  # re.compile says what is wrong with it
+        return re2.compile(pattern, _options())
+    except re2.error as exc:
+        reason = str(exc).removeprefix("b'").removesuffix("'") if str(exc).startswith("b'") else str(exc)
+        raise ValueError(f"{pattern!r} is not a pattern tierplan can match in linear time ({reason}): "
+                         "write it without backreferences or lookarounds") from None
 
-    def repeats_within(items: Any, depth: int) -> bool:
-        for op, av in items:
-            repeated = op in _REPEATS and av[1] > 1
-            if repeated and depth > 0:
-                return True
-            if any(repeats_within(part, depth + repeated) for part in _parts(op, av)):
-                return True
-        return False
 
-    if repeats_within(tree, 0):
-        return ("a repetition inside a repetition, like (a+)+, can take exponential time on a long kernel name: "
-                "write it without the outer repetition")
-    return None
+def compile_rules(rules) -> list[tuple[Any, str]]:
+    """Compile (pattern, bucket) pairs; raises ValueError naming the bad pattern."""
+    return [(compile_pattern(pattern), bucket) for pattern, bucket in rules]
 
 
 def bucket_kernels(summary: KernelSummary, rules=DEFAULT_RULES) -> Bucketing:

@@ -9,7 +9,7 @@ from sqlmodel import Session
 
 from app.db import links
 from app.db.tables import Campaign, pk
-from app.importers.buckets import backtracking_risk
+from app.importers.buckets import compile_pattern
 from app.models.fields import form_fields
 from app.models.measurements import KernelRulesForm
 from app.services.editing import note_change
@@ -35,12 +35,9 @@ def parse_rules(text: str) -> list[tuple[str, str]]:
         if not match:
             raise ValueError(f"line {number}: expected 'pattern => bucket', got {line.strip()!r}")
         try:
-            re.compile(match["pattern"])
-        except re.error as exc:
-            raise ValueError(f"line {number}: {match['pattern']!r} is not a regular expression ({exc})") from None
-        risk = backtracking_risk(match["pattern"])
-        if risk:
-            raise ValueError(f"line {number}: {match['pattern']!r}: {risk}")
+            compile_pattern(match["pattern"])
+        except ValueError as exc:
+            raise ValueError(f"line {number}: {exc}") from None
         rules.append((match["pattern"], match["bucket"]))
     return rules
 

@@ -271,14 +271,30 @@ def test_confirming_one_upload_at_once_from_several_sessions_stores_it_once(clie
     assert errors == [] and stored > 0 and counts(app) == (before[0] + stored, before[1], before[2] + 1)
 
 
-@pytest.mark.parametrize("pattern", ["(a+)+$", r"(\w*x?)*", "((ab)*)*z", "(?=(a+)+)b"])
-def test_a_kernel_rule_that_can_backtrack_for_ever_is_refused_before_it_is_saved(client, demo_id, pattern):
+@pytest.mark.parametrize("pattern", [r"(\w+)\1+$", "(?=(a+)+)b", r"(?<=x)gemm"])
+def test_a_kernel_rule_rE2_cannot_match_in_linear_time_is_refused_before_it_is_saved(client, demo_id, pattern):
     before = client.get(f"/campaigns/{demo_id}/import/rules").text
     rules = f"decode => attention\n{pattern} => moe\n"
     refused = client.post(f"/campaigns/{demo_id}/import/rules", data={"rules": rules}, headers=HTMX)
     assert refused.status_code == 422
-    assert "line 2" in html.unescape(refused.text) and "exponential time" in refused.text
+    assert "line 2" in html.unescape(refused.text) and "linear time" in refused.text
     assert client.get(f"/campaigns/{demo_id}/import/rules").text == before
+
+
+@pytest.mark.parametrize("pattern", ["(a+)+$", "(a|a)*$", "((a)|a)*$", "a*a*a*a*a*a*a*a*b", ".*.*.*.*.*.*.*x"])
+def test_a_rule_that_backtracks_in_python_is_kept_and_matched_in_linear_time(client, demo_id, pattern):
+    """The shapes that take exponential (or high polynomial) time in a backtracking engine: RE2 matches them in
+    time linear in the name, so they are kept and a long adversarial kernel name buckets at once."""
+    from app.importers.buckets import bucket_kernels
+    from app.importers.records import KernelSummary
+
+    rules = f"{pattern} => moe\n"
+    assert client.post(f"/campaigns/{demo_id}/import/rules", data={"rules": rules}, headers=HTMX).status_code == 204
+    summary = KernelSummary("nsys", kernels={"a" * 20_000 + "!": [10.0, 1], "sm90_gemm": [5.0, 1]})
+    bucketing = bucket_kernels(summary, [(pattern, "moe")])
+    short = {"a" * 12 + "!": "aaa", "sm90_gemm": "sm9"}  # Python's own engine is quick on a short name
+    expected = {head: "moe" if re.search(pattern, name, re.IGNORECASE) else "other" for name, head in short.items()}
+    assert {k.name[:3]: k.bucket for k in bucketing.kernels} == expected
 
 
 def test_rules_with_repetition_and_alternation_that_cannot_explode_are_kept(client, demo_id):
