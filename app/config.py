@@ -21,6 +21,8 @@ class Settings(BaseSettings):
     load_demo_on_empty: bool = True
     upload_dir: Path = Field(default_factory=lambda: Path.cwd() / "var" / "uploads")
     max_upload_mb: int = 2048  # per upload, all files together
+    max_body_kb: int = 1024  # any other request's body (a form, a JSON document)
+    max_parses: int = 2  # uploads parsed at once by one server process; the others wait their turn
     inline_parse_mb: int = 16  # larger uploads are parsed in the background, with progress
     parse_cpu_s: int = 300  # an upload's parse (in its own process) stops past this CPU time, or twice it in wall time
     parse_memory_mb: int = 4096  # ... or past this much memory (address space)

@@ -32,6 +32,7 @@ from app.web import (
     tokens,
 )
 from app.web.auth import AuthMiddleware
+from app.web.body_limit import BodyLimitMiddleware
 from app.web.deps import utc_now
 from app.web.security import SecurityMiddleware
 from app.web.templating import make_templates, render
@@ -104,6 +105,7 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
         return render(request, "docs.html", {"openapi_url": app.openapi_url})
 
     _install_error_pages(app)
+    app.add_middleware(BodyLimitMiddleware)
     app.add_middleware(AuthMiddleware)
     app.add_middleware(SecurityMiddleware)  # added last, so it runs first: a cross-site request never gets further
     return app

@@ -8,7 +8,7 @@ from datetime import datetime
 from sqlalchemy import BigInteger, Text
 from sqlmodel import Field, SQLModel
 
-JOB_STATES = ("parsing", "done", "failed", "cancelled", "imported")
+JOB_STATES = ("waiting", "parsing", "done", "failed", "cancelled", "imported")
 
 
 class ImportJob(SQLModel, table=True):

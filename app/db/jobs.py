@@ -1,12 +1,13 @@
 """Reads and writes of import jobs: plain statements on the caller's connection (a request's, or a short
-`engine.begin()` of the worker process and its watcher); nothing here commits. A state moves only from
-"parsing" (compare-and-set), so a cancelled job stays cancelled whatever its parser writes afterwards."""
+`engine.begin()` of the worker process and its watcher); nothing here commits. A state moves only forward
+(compare-and-set: waiting -> parsing -> done, failed or cancelled), so a cancelled job stays cancelled whatever
+its parser writes afterwards."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, select, update
 from sqlmodel import col
 
 from app.db.job_tables import ImportJob
@@ -18,7 +19,7 @@ def _now() -> datetime:
 
 def add_job(connection: Connection, *, token: str, campaign_id: int, total_bytes: int, form: str) -> None:
     now = _now()
-    connection.execute(insert(ImportJob).values(token=token, campaign_id=campaign_id, state="parsing",
+    connection.execute(insert(ImportJob).values(token=token, campaign_id=campaign_id, state="waiting",
                                                 total_bytes=total_bytes, read_bytes=0, form=form, errors="{}",
                                                 created_at=now, updated_at=now))
 
@@ -40,6 +41,15 @@ def _move(connection: Connection, token: str, from_states: tuple[str, ...], **va
     return bool(result.rowcount == 1)
 
 
+def keep_waiting(connection: Connection, *, token: str) -> bool:
+    """A job waiting for a parse slot says it is still there; False when it was cancelled meanwhile."""
+    return _move(connection, token, ("waiting",))
+
+
+def begin_parse(connection: Connection, *, token: str) -> bool:
+    return _move(connection, token, ("waiting",), state="parsing")
+
+
 def record_progress(connection: Connection, *, token: str, read_bytes: int) -> bool:
     """Store how far the parse has read; False when the job is no longer parsing (cancelled, or given up)."""
     return _move(connection, token, ("parsing",), read_bytes=read_bytes)
@@ -50,18 +60,26 @@ def finish(connection: Connection, *, token: str, preview: str) -> bool:
 
 
 def fail(connection: Connection, *, token: str, errors: str) -> bool:
-    return _move(connection, token, ("parsing",), state="failed", errors=errors)
+    return _move(connection, token, ("waiting", "parsing"), state="failed", errors=errors)
 
 
 def cancel(connection: Connection, *, token: str) -> bool:
     """Cancel a job still parsing or waiting to be confirmed."""
-    return _move(connection, token, ("parsing", "done"), state="cancelled", preview=None)
+    return _move(connection, token, ("waiting", "parsing", "done"), state="cancelled", preview=None)
 
 
 def mark_imported(connection: Connection, *, token: str) -> None:
     """In the confirming transaction: the preview is spent (a confirm sent again finds it imported)."""
     connection.execute(update(ImportJob).where(col(ImportJob.token) == token)
                        .values(state="imported", preview=None, updated_at=_now()))
+
+
+def waiting_ahead(connection: Connection, *, token: str) -> int:
+    """How many jobs, of any campaign, have waited for a parse slot longer than this one."""
+    created = select(col(ImportJob.created_at)).where(col(ImportJob.token) == token).scalar_subquery()
+    query = select(func.count()).select_from(ImportJob).where(col(ImportJob.state) == "waiting",
+                                                              col(ImportJob.created_at) < created)
+    return int(connection.execute(query).scalar() or 0)
 
 
 def remove(connection: Connection, *, token: str) -> None:

@@ -23,10 +23,12 @@ from typing import Any, Protocol
 import ijson
 
 from app.importers.errors import ImportFileError
+from app.importers.json_depth import DepthGuard, TooDeep
 
 PIECE_BYTES = 1 << 20
 MAX_KEPT_ITEMS = 64
 NON_FINITE = re.compile(rb"([:\[,]\s*)(-?Infinity|NaN)(?=\s*[,\]\}])")
+BLANK_LINES = re.compile(rb"(?:[ \t\r]*\n)+")
 NON_FINITE_AS = {b"Infinity": b'"inf"', b"-Infinity": b'"-inf"', b"NaN": b'"nan"'}
 
 
@@ -113,6 +115,8 @@ def _pieces(raw: Readable) -> Iterator[bytes]:
             return
         start = 0
         while (end := data.find(b"\n", start)) >= 0:
+            blank = BLANK_LINES.match(data, start)  # a run of blank lines is one piece: nothing in it parses
+            end = blank.end() - 1 if blank else end
             yield data[start:end + 1]
             start = end + 1
         carry = data[start:]
@@ -131,8 +135,13 @@ def json_values(raw: Readable, file: str) -> Iterator[tuple[Any, int]]:
     invalid JSON."""
     events = ijson.sendable_list()
     parser = ijson.parse_coro(events, multiple_values=True, use_float=True)
-    shallow, line, started = _Shallow(), 1, 1
+    shallow, line, started, depth = _Shallow(), 1, 1, DepthGuard()
     for piece in _pieces(raw):
+        try:
+            depth.check(piece)
+        except TooDeep as exc:
+            raise ImportFileError(file, f"line {exc.line}", exc.reason + ": not a benchmark "
+                                  "result (a nesting bomb?)") from None
         try:
             parser.send(_readable(piece))
         except ijson.JSONError as exc:

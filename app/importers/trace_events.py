@@ -21,6 +21,7 @@ from typing import Any, BinaryIO, cast
 import ijson
 
 from app.importers.errors import ImportFileError
+from app.importers.json_depth import DepthGuard, TooDeep
 
 GPU_CATEGORIES = {"kernel": 0, "gpu_memcpy": 1, "memcpy": 1, "gpu_memset": 2, "memset": 2}
 HOST_CATEGORIES = {"cpu_op", "user_annotation", "gpu_user_annotation", "python_function", "operator"}
@@ -55,6 +56,7 @@ class Bounded:
     def __init__(self, stream: BinaryIO, counted: CountingReader, file: str, gzipped: bool):
         self.stream, self.counted, self.file, self.gzipped = stream, counted, file, gzipped
         self.given, self.since_quote = 0, 0
+        self.depth = DepthGuard()
 
     def read(self, size: int = -1) -> bytes:
         chunk = self.stream.read(size if size >= 0 else 1 << 20)
@@ -64,10 +66,18 @@ class Bounded:
                                   f"the gzip stream expands more than {MAX_GZIP_RATIO}x: not a profiler trace "
                                   "(a gzip bomb?)")
         quote = chunk.rfind(b'"')
-        self.since_quote = len(chunk) - quote - 1 if quote >= 0 else self.since_quote + len(chunk)
+        if quote >= 0:
+            self.since_quote = len(chunk) - quote - 1
+        elif chunk.strip():  # whitespace alone is no value (the parser refuses a file of nothing else)
+            self.since_quote += len(chunk)
         if self.since_quote > MAX_VALUE_BYTES:
             raise ImportFileError(self.file, f"byte {self.given:,}",
                                   f"a single value longer than {MAX_VALUE_BYTES >> 20} MiB: not a profiler trace")
+        try:
+            self.depth.check(chunk)
+        except TooDeep as exc:
+            raise ImportFileError(self.file, f"line {exc.line}", exc.reason + ": not a profiler "
+                                  "trace (a nesting bomb?)") from None
         return chunk
 
 

@@ -26,6 +26,7 @@ from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import OperationalError
 
 from app.db import jobs
 from app.db.engine import make_engine, new_session
@@ -36,21 +37,31 @@ from app.services.imports import ImportOptions, preview_import
 log = logging.getLogger("tierplan")
 PROGRESS_EVERY_S = 0.5  # progress writes (and cancellation checks) at most this often
 WATCH_EVERY_S = 0.2
-MEMORY_HEADROOM = 256 << 20  # above the memory limit, for reporting that it was reached
+MEMORY_HEADROOM = 256 << 20
+BUSY_TRIES = 6  # above the memory limit, for reporting that it was reached
 
 _CONTEXT = multiprocessing.get_context("forkserver")
 _CONTEXT.set_forkserver_preload([__name__])
 
 
+MEMORY_BASE = 256 << 20  # what a parse may take above what its process holds at the start, for any file ...
+MEMORY_PER_FILE_BYTE = 16  # ... and per byte uploaded (a trace's kept columns stay well under its gzip's size x 10)
+
+
 @dataclass(frozen=True)
 class ParseLimits:
     cpu_s: int
-    memory_mb: int
+    memory_mb: int  # the cap; a parse gets less when its files are small (memory_for)
     wall_s: int
+    at_once: int = 2  # parses a server process runs at once; the others wait
 
     @classmethod
     def of(cls, settings) -> ParseLimits:
-        return cls(settings.parse_cpu_s, settings.parse_memory_mb, settings.parse_cpu_s * 2)
+        return cls(settings.parse_cpu_s, settings.parse_memory_mb, settings.parse_cpu_s * 2, settings.max_parses)
+
+    def memory_for(self, total_bytes: int, held_bytes: int) -> int:
+        """The address space a parse of `total_bytes` may use, its process holding `held_bytes` already."""
+        return min(self.memory_mb << 20, held_bytes + MEMORY_BASE + MEMORY_PER_FILE_BYTE * total_bytes)
 
 
 @dataclass(frozen=True)
@@ -76,9 +87,17 @@ class CpuLimit(BaseException):
 
 
 def _in(engine: Engine, write, **values):
-    """`write` in a transaction of its own (the worker process and the watcher hold none open)."""
-    with engine.begin() as connection:
-        return write(connection, **values)
+    """`write` in a transaction of its own (the worker process and the watcher hold none open), tried again while
+    the database is busy (many writers at once): a job's end is never lost to a busy timeout."""
+    for attempt in range(BUSY_TRIES):
+        try:
+            with engine.begin() as connection:
+                return write(connection, **values)
+        except OperationalError:
+            if attempt == BUSY_TRIES - 1:
+                raise
+            time.sleep(0.5 * (attempt + 1))
+    return None
 
 
 def errors_json(errors: dict[str, str]) -> str:
@@ -95,15 +114,45 @@ class ParseHandle:
         self.thread.join()
 
 
+_SLOTS: dict[int, threading.BoundedSemaphore] = {}
+_SLOTS_LOCK = threading.Lock()
+
+
+def _slots(at_once: int) -> threading.BoundedSemaphore:
+    with _SLOTS_LOCK:
+        return _SLOTS.setdefault(at_once, threading.BoundedSemaphore(max(1, at_once)))
+
+
 def start_parse(engine: Engine, request: ParseRequest, folder: Path) -> ParseHandle:
-    """Parse in a new process; the job's row must exist and be committed (the process looks it up)."""
-    process = _CONTEXT.Process(target=parse_in_process, args=(request,), name=f"parse-{request.token[:8]}",
-                               daemon=True)
-    process.start()
-    thread = threading.Thread(target=_watch, args=(process, engine, request, folder),
+    """Parse in a new process once one of the server's parse slots is free (the job waits meanwhile, and says
+    so); the job's row must exist and be committed (the process looks it up)."""
+    slots = _slots(request.limits.at_once)
+    began = slots.acquire(blocking=False)
+    if began and not _in(engine, jobs.begin_parse, token=request.token):
+        slots.release()
+        began = False
+    thread = threading.Thread(target=_wait_then_parse, args=(engine, request, folder, slots, began),
                               name=f"watch-{request.token[:8]}", daemon=True)
     thread.start()
     return ParseHandle(thread)
+
+
+def _wait_then_parse(engine: Engine, request: ParseRequest, folder: Path, slots, began: bool) -> None:
+    if not began:
+        while not slots.acquire(timeout=1.0):
+            if not _in(engine, jobs.keep_waiting, token=request.token):  # cancelled while waiting
+                shutil.rmtree(folder, ignore_errors=True)
+                return
+    try:
+        if not began and not _in(engine, jobs.begin_parse, token=request.token):
+            shutil.rmtree(folder, ignore_errors=True)
+            return
+        process = _CONTEXT.Process(target=parse_in_process, args=(request,), name=f"parse-{request.token[:8]}",
+                                   daemon=True)
+        process.start()
+        _watch(process, engine, request, folder)
+    finally:
+        slots.release()
 
 
 def _watch(process, engine: Engine, request: ParseRequest, folder: Path) -> None:
@@ -136,7 +185,7 @@ def parse_in_process(request: ParseRequest) -> None:
     engine = make_engine(request.database_url)
     with engine.connect():
         pass  # the driver loaded and one connection pooled before the limits, so a failure can be reported
-    _limit(request.limits)
+    _limit(request.limits, sum(path.stat().st_size for _, path in request.files))
     progress = _Progress(engine, request.token)
     try:
         with new_session(engine) as session:
@@ -148,14 +197,17 @@ def parse_in_process(request: ParseRequest) -> None:
     except CpuLimit:
         _fail(engine, request, f"parsing used more than {request.limits.cpu_s} s of CPU time: nothing was imported")
     except MemoryError:
+        limit_mb = resource.getrlimit(resource.RLIMIT_AS)[0] >> 20
         _lift_memory_limit()
-        _fail(engine, request, f"parsing needed more than {request.limits.memory_mb} MB of memory: nothing was "
-                               "imported")
+        _fail(engine, request, f"parsing needed more than {limit_mb} MB of memory (the limit for files of this "
+                               "size): nothing was imported")
     except FormInvalid as exc:
         _in(engine, jobs.fail, token=request.token, errors=errors_json(exc.errors))
     except ImportFileError as exc:
         _fail(engine, request, str(exc))
     except Exception:
+        if _in(engine, jobs.state_of, token=request.token) != "parsing":
+            return  # cancelled meanwhile: its files went first
         log.exception("parsing upload %s failed", request.token)
         _fail(engine, request, "the server could not parse these files; nothing was imported")
     finally:
@@ -166,12 +218,21 @@ def _fail(engine: Engine, request: ParseRequest, message: str) -> None:
     _in(engine, jobs.fail, token=request.token, errors=errors_json({"files": message}))
 
 
-def _limit(limits: ParseLimits) -> None:
+def _limit(limits: ParseLimits, total_bytes: int) -> None:
     used_s = int(resource.getrusage(resource.RUSAGE_SELF).ru_utime + resource.getrusage(resource.RUSAGE_SELF).ru_stime)
     resource.setrlimit(resource.RLIMIT_CPU, (used_s + limits.cpu_s, used_s + limits.cpu_s + 5))
-    memory = limits.memory_mb * 1024 * 1024
+    memory = limits.memory_for(total_bytes, _address_space())
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory + MEMORY_HEADROOM))
     signal.signal(signal.SIGXCPU, _cpu_exceeded)
+
+
+def _address_space() -> int:
+    """The bytes of address space this process holds (Linux; 0 where /proc does not say)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return pages * resource.getpagesize()
 
 
 def _lift_memory_limit() -> None:
@@ -213,7 +274,7 @@ def give_up_if_silent(connection, job, limits: ParseLimits, now: datetime) -> bo
     """A job still parsing with no word from its process for longer than the wall-time limit (its server was
     stopped, say): marked failed. True when it was."""
     silent_s = (now - job.updated_at).total_seconds()
-    if job.state != "parsing" or silent_s <= limits.wall_s + 60:
+    if job.state not in ("waiting", "parsing") or silent_s <= limits.wall_s + 60:
         return False
     return jobs.fail(connection, token=job.token, errors=errors_json(
         {"files": "the parse stopped without a result (was the server restarted?): upload the files again"}))

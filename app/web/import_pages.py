@@ -154,7 +154,7 @@ async def upload(request: Request, campaign_id: int, sessions: SessionsDep, sett
         handle = submit(session, request.app.state.engine, parse, folder, raw)
     if sum(path.stat().st_size for _, path in files) > settings.inline_parse_mb * 1024 * 1024:
         with sessions.reader() as session:
-            return _parsing_page(request, campaign, _job(session, campaign_id, token), htmx)
+            return _parsing_page(request, session, campaign, _job(session, campaign_id, token), htmx)
     await run_in_threadpool(handle.wait)
     with sessions.writer() as session:  # a failed job is removed as its errors are shown
         return _parsed(request, session, campaign, _job(session, campaign_id, token), htmx)
@@ -185,10 +185,17 @@ def _parsed(request, session, campaign, job: ImportJob, htmx: bool):
                  token=job.token, htmx=htmx)
 
 
-def _parsing_page(request, campaign, job: ImportJob, htmx: bool):
+def _parsing_page(request, session, campaign, job: ImportJob, htmx: bool):
     percent = min(99, job.read_bytes * 100 // max(job.total_bytes, 1))
-    context = {"campaign": campaign, "token": job.token, "percent": percent,
-               "progress": f"{percent}% of {job.total_bytes:,} bytes read"}
+    progress = f"{percent}% of {job.total_bytes:,} bytes read"
+    if job.state == "waiting":
+        at_once = request.app.state.settings.max_parses
+        ahead = jobs.waiting_ahead(session.connection(), token=job.token)
+        progress = (f"Waiting: this server parses {at_once} upload{'s' if at_once != 1 else ''} at once"
+                    + (f" and {ahead} more {'is' if ahead == 1 else 'are'} waiting before this one" if ahead else "")
+                    + f" ({job.total_bytes:,} bytes to read)")
+    context = {"campaign": campaign, "token": job.token, "percent": percent, "progress": progress,
+               "waiting": job.state == "waiting"}
     return render(request, "import_parsing.html", context, block="import_body" if htmx else None)
 
 
@@ -200,8 +207,8 @@ def parse_status(request: Request, campaign_id: int, campaign: CampaignDep,
     if give_up_if_silent(session.connection(), job, ParseLimits.of(settings), datetime.now(UTC)):
         session.commit()
         job = _job(session, campaign_id, token)
-    if job.state == "parsing":
-        return _parsing_page(request, campaign, job, htmx)
+    if job.state in ("waiting", "parsing"):
+        return _parsing_page(request, session, campaign, job, htmx)
     return _parsed(request, session, campaign, job, htmx)
 
 

@@ -30,7 +30,7 @@ def wait_for_parse(client, campaign_id, token):
 
     for _ in range(100):
         status = client.get(f"/campaigns/{campaign_id}/import/{token}/status", headers=HTMX)
-        if "Parsing…" not in status.text:
+        if "Parsing…" not in status.text and "Waiting to parse…" not in status.text:
             return status
         time.sleep(0.1)
     raise AssertionError("the parse did not finish")
