@@ -19,6 +19,7 @@ from app.db.engine import make_engine
 from app.models.fields import field_errors
 from app.services.errors import FormInvalid, NotFound, Stale
 from app.web import (
+    account_pages,
     api,
     api_imports,
     api_rows,
@@ -88,6 +89,7 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     app.include_router(editor_pages.router)
     app.include_router(auth.router)
     app.include_router(tokens.router)
+    app.include_router(account_pages.router)
 
     @app.get("/healthz", tags=["health"])
     def healthz() -> dict[str, str]:

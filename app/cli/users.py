@@ -109,3 +109,92 @@ def token_revoke(token_id: Annotated[int, typer.Argument(help="The token's numbe
     finally:
         engine.dispose()
     out.print(f"revoked token {token_id}")
+
+
+def _password(password_stdin: bool) -> str:
+    if password_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    return typer.prompt("New password", hide_input=True, confirmation_prompt=True)
+
+
+@users_app.command("passwd")
+def user_passwd(
+    name: Annotated[str, typer.Argument(help="The user whose password changes.")],
+    password_stdin: Annotated[bool, typer.Option("--password-stdin", help="Read the new password from standard "
+                                                                          "input instead of asking.")] = False,
+) -> None:
+    """Set a user's password; every session of theirs ends (their tokens go on: revoke them apart)."""
+    from app.services.accounts import set_password
+    from app.services.errors import FormInvalid, NotFound
+
+    password = _password(password_stdin)
+    engine, session = _session()
+    try:
+        with session:
+            ended = set_password(session, name, password, now=datetime.now(UTC))
+    except (FormInvalid, NotFound) as exc:
+        raise fail("; ".join(exc.errors.values()) if isinstance(exc, FormInvalid) else str(exc)) from None
+    finally:
+        engine.dispose()
+    out.print(f"changed the password of {name!r}; {ended} session(s) ended")
+
+
+@users_app.command("remove")
+def user_remove(name: Annotated[str, typer.Argument(help="The user to remove.")]) -> None:
+    """Remove a user, their tokens and their sessions at once; what they recorded keeps their name."""
+    from app.services.accounts import remove_user
+    from app.services.errors import NotFound
+
+    engine, session = _session()
+    try:
+        with session:
+            remove_user(session, name)
+    except NotFound as exc:
+        raise fail(str(exc)) from None
+    finally:
+        engine.dispose()
+    out.print(f"removed user {name!r} with their tokens and sessions")
+
+
+@users_app.command("sessions")
+def user_sessions(name: Annotated[str, typer.Argument(help="The user whose login sessions to list.")]) -> None:
+    """A user's live login sessions (end one with `tierplan user end-session NAME ID`)."""
+    from app.db import accounts
+
+    engine, session = _session()
+    try:
+        with session:
+            user = accounts.user_named(session, name=name)
+            if user is None:
+                raise fail(f"no user {name!r}")
+            table = Table("#", "since", "browser")
+            for login in accounts.sessions_of(session, user_id=user.id or 0):
+                table.add_row(str(login.id), f"{login.created_at:%Y-%m-%d %H:%M}", login.user_agent or "unknown")
+    finally:
+        engine.dispose()
+    out.print(table)
+
+
+@users_app.command("end-session")
+def user_end_session(
+    name: Annotated[str, typer.Argument(help="The user.")],
+    session_id: Annotated[int | None, typer.Argument(help="The session's number (`tierplan user sessions`); "
+                                                          "leave it out to end them all.")] = None,
+) -> None:
+    """End one of a user's login sessions, or all of them."""
+    from app.services.accounts import end_all_sessions, end_session
+    from app.services.errors import NotFound
+
+    engine, session = _session()
+    try:
+        with session:
+            if session_id is not None:
+                end_session(session, name, session_id, now=datetime.now(UTC))
+                ended = 1
+            else:
+                ended = end_all_sessions(session, name, now=datetime.now(UTC))
+    except NotFound as exc:
+        raise fail(str(exc)) from None
+    finally:
+        engine.dispose()
+    out.print(f"ended {ended} session(s) of {name!r}")

@@ -1,4 +1,4 @@
-"""The tables of who may change the plan: users, their API tokens, failed logins and the cookie-signing secret."""
+"""The tables of who may change the plan: users, their API tokens, failed logins and login sessions."""
 
 from __future__ import annotations
 
@@ -42,10 +42,15 @@ class LoginFailure(SQLModel, table=True):
     at: datetime
 
 
-class AppSecret(SQLModel, table=True):
-    """The key session cookies are signed with: made on first use, shared by every worker through the database."""
+class LoginSession(SQLModel, table=True):
+    """A login from a browser: its cookie holds a random token (only the SHA-256 is kept here). It ends at a logout,
+    a password change (the others), `tierplan user passwd`, `tierplan user remove` or from the account page."""
 
-    __tablename__ = "app_secret"
+    __tablename__ = "login_session"
 
-    id: int = Field(primary_key=True)
-    value: str = Field(max_length=100)
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="user_account.id", ondelete="CASCADE", index=True)
+    token_sha256: str = Field(max_length=64, unique=True)
+    created_at: datetime
+    ended_at: datetime | None = None
+    user_agent: str = Field(default="", max_length=200)  # what the browser said it was, to tell sessions apart

@@ -1,12 +1,14 @@
-"""Queries of users, API tokens, failed logins and the signing secret. Keyword-only; nothing here commits."""
+"""Queries of users, API tokens, login sessions and failed logins. Keyword-only; nothing here commits."""
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 
+from sqlalchemy import update
 from sqlmodel import Session, col, func, select
 
-from app.db.account_tables import ApiToken, AppSecret, LoginFailure, User
+from app.db.account_tables import ApiToken, LoginFailure, LoginSession, User
 
 
 def any_user(session: Session) -> bool:
@@ -34,5 +36,35 @@ def failures_since(session: Session, *, name: str, since: datetime) -> int:
     return int(session.exec(query).one())
 
 
-def secret(session: Session) -> AppSecret | None:
-    return session.get(AppSecret, 1)
+def session_with(session: Session, *, sha256: str) -> LoginSession | None:
+    return session.exec(select(LoginSession).where(LoginSession.token_sha256 == sha256)).first()
+
+
+def sessions_of(session: Session, *, user_id: int) -> list[LoginSession]:
+    """A user's live sessions, newest first."""
+    query = (select(LoginSession).where(LoginSession.user_id == user_id, col(LoginSession.ended_at).is_(None))
+             .order_by(col(LoginSession.id).desc()))
+    return list(session.exec(query).all())
+
+
+def end_sessions(session: Session, *, user_id: int, at: datetime, keep_id: int | None = None,
+                 only_id: int | None = None) -> int:
+    """End a user's live sessions (all, all but `keep_id`, or `only_id`); how many ended."""
+    query = update(LoginSession).where(col(LoginSession.user_id) == user_id, col(LoginSession.ended_at).is_(None))
+    if keep_id is not None:
+        query = query.where(col(LoginSession.id) != keep_id)
+    if only_id is not None:
+        query = query.where(col(LoginSession.id) == only_id)
+    return int(session.exec(query.values(ended_at=at)).rowcount)  # type: ignore[call-overload]
+
+
+def lock_name(session: Session, *, name: str) -> None:
+    """Serialise the logins of one name until the transaction ends: on PostgreSQL an advisory lock (SQLite's
+    writer is one at a time already), so attempts sent in parallel are counted one after another."""
+    if session.get_bind().dialect.name == "postgresql":
+        key = int.from_bytes(hashlib.sha256(b"login:" + name.encode()).digest()[:8], "big", signed=True)
+        session.exec(select(func.pg_advisory_xact_lock(key)))
+
+
+def all_sessions_of(session: Session, *, user_id: int) -> list[LoginSession]:
+    return list(session.exec(select(LoginSession).where(LoginSession.user_id == user_id)).all())

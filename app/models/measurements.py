@@ -103,6 +103,15 @@ class LoginForm(Input):
     next: str = field("Then go to", default="/", max_length=2000)
 
 
+class PasswordChange(Input):
+    """A logged-in user's new password; the current one proves it is them. Their other sessions end."""
+
+    current: str = field("Current password", min_length=1, max_length=1024, widget="password")
+    new: str = field("New password", min_length=1, max_length=1024, widget="password",
+                     help="At least 10 characters.")
+    again: str = field("New password again", min_length=1, max_length=1024, widget="password")
+
+
 class TokenCreate(Input):
     """An API token for scripts and CI, made in the app (or with `tierplan token add`)."""
 

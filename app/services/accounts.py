@@ -1,7 +1,8 @@
 """Users, logins and API tokens: who may change the plan once anyone is registered.
 
 Passwords are hashed with argon2id (argon2-cffi's defaults); API tokens are random and only their SHA-256 is
-stored. Five failed logins for one name within 15 minutes make the next ones wait out that window.
+stored. Five failed logins for one name within 15 minutes make the next ones wait out that window. A login is a
+session kept in the database (its cookie holds a random token, only its SHA-256 is kept), so a logout ends it.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from app.db import accounts
-from app.db.account_tables import ApiToken, AppSecret, LoginFailure, User
+from app.db.account_tables import ApiToken, LoginFailure, LoginSession, User
+from app.db.engine import Sessions
 from app.db.tables import Campaign
 from app.services.errors import FormInvalid, NotFound
 
 HASHER = PasswordHasher()
 MAX_FAILURES, FAILURE_WINDOW = 5, timedelta(minutes=15)
-MIN_PASSWORD = 10
+MIN_PASSWORD, MAX_PASSWORD = 10, 1024
 
 
 class TooManyFailures(RuntimeError):
@@ -34,9 +36,7 @@ def add_user(session: Session, name: str, password: str, *, now: datetime) -> Us
     name = name.strip()
     if not name or len(name) > 100 or not name.isprintable():
         raise FormInvalid({"name": "1 to 100 printable characters"})
-    if len(password) < MIN_PASSWORD:
-        raise FormInvalid({"password": f"at least {MIN_PASSWORD} characters"})
-    user = User(name=name, password_hash=HASHER.hash(password), created_at=now)
+    user = User(name=name, password_hash=_new_hash(password, field="password"), created_at=now)
     session.add(user)
     try:
         session.commit()
@@ -47,24 +47,135 @@ def add_user(session: Session, name: str, password: str, *, now: datetime) -> Us
     return user
 
 
-def log_in(session: Session, name: str, password: str, *, now: datetime) -> User:
-    """The user, if the password is theirs; FormInvalid (the same message whether the name exists or not), or
-    TooManyFailures. A failure is recorded (one commit)."""
-    if accounts.failures_since(session, name=name, since=now - FAILURE_WINDOW) >= MAX_FAILURES:
-        raise TooManyFailures(f"too many failed logins for {name!r}: try again in {FAILURE_WINDOW.seconds // 60} "
-                              "minutes")
-    user = accounts.user_named(session, name=name)
+def log_in(sessions: Sessions, name: str, password: str, *, now: datetime, user_agent: str = "") -> str:
+    """A new login session's token (for its cookie) if the password is the user's; FormInvalid (the same message
+    whether the name exists or not), or TooManyFailures. No lock is held while the password is checked: the
+    attempt is counted first (one short write, one name at a time), so parallel guesses cannot outrun the
+    pause, and a success takes it back as it starts the session (a second short write)."""
+    with sessions.writer() as session:
+        accounts.lock_name(session, name=name)
+        if accounts.failures_since(session, name=name, since=now - FAILURE_WINDOW) >= MAX_FAILURES:
+            raise TooManyFailures(f"too many failed logins for {name!r}: try again in "
+                                  f"{FAILURE_WINDOW.seconds // 60} minutes")
+        attempt = LoginFailure(name=name[:100], at=now)
+        session.add(attempt)
+        user = accounts.user_named(session, name=name)
+        user_id, password_hash = (user.id, user.password_hash) if user else (None, None)
+        session.commit()
+        attempt_id = attempt.id
+    if user_id is None or not password_matches(password_hash, password):
+        raise FormInvalid({"password": "that name and password do not match"})
+    text = "ts_" + secrets.token_urlsafe(32)
+    with sessions.writer() as session:
+        failure = session.get(LoginFailure, attempt_id)
+        if failure is not None:
+            session.delete(failure)
+        session.add(LoginSession(user_id=user_id, token_sha256=_sha256(text), created_at=now,
+                                 user_agent=user_agent[:200]))
+        session.commit()
+    return text
+
+
+def password_matches(password_hash: str | None, password: str) -> bool:
+    """Whether `password` is the one hashed (argon2id: about as slow for a missing user as for a real one)."""
     try:
-        if user is None:
+        if password_hash is None:
             HASHER.verify(HASHER.hash("timing"), "not it")  # as slow as a real check, so no name is revealed
-        else:
-            HASHER.verify(user.password_hash, password)
-            return user
+            return False
+        return bool(HASHER.verify(password_hash, password))
     except (VerificationError, InvalidHashError):
-        pass
-    session.add(LoginFailure(name=name[:100], at=now))
+        return False
+
+
+def user_of_session(session: Session, text: str) -> tuple[User | None, LoginSession | None]:
+    """The user of a live login session (its cookie's token), and the session."""
+    found = accounts.session_with(session, sha256=_sha256(text))
+    if found is None or found.ended_at is not None:
+        return None, None
+    return session.get(User, found.user_id), found
+
+
+def log_out(session: Session, text: str, *, now: datetime) -> None:
+    """End the login session of this token (one commit); nothing when it has ended already."""
+    found = accounts.session_with(session, sha256=_sha256(text))
+    if found is not None and found.ended_at is None:
+        accounts.end_sessions(session, user_id=found.user_id, at=now, only_id=found.id)
+        session.commit()
+
+
+def end_session(session: Session, user_name: str, session_id: int, *, now: datetime) -> None:
+    """End one of the user's live sessions (one commit); NotFound when it is not theirs or not live."""
+    user = _user(session, user_name)
+    if not accounts.end_sessions(session, user_id=user.id or 0, at=now, only_id=session_id):
+        session.rollback()
+        raise NotFound(f"no live session {session_id} of {user_name!r}")
     session.commit()
-    raise FormInvalid({"password": "that name and password do not match"})
+
+
+def end_all_sessions(session: Session, user_name: str, *, now: datetime) -> int:
+    """End every live session of the user (one commit); how many ended."""
+    user = _user(session, user_name)
+    ended = accounts.end_sessions(session, user_id=user.id or 0, at=now)
+    session.commit()
+    return ended
+
+
+def change_password(sessions: Sessions, user_name: str, current: str, new: str, *, now: datetime,
+                    keep_session_id: int | None) -> int:
+    """Set a new password after checking the current one, and end the user's other sessions; how many ended.
+    FormInvalid at the field. The hashing happens before the write."""
+    with sessions.reader() as session:
+        user = _user(session, user_name)
+        user_id, password_hash = user.id or 0, user.password_hash
+    if not password_matches(password_hash, current):
+        raise FormInvalid({"current": "that is not your current password"})
+    new_hash = _new_hash(new, field="new")
+    with sessions.writer() as session:
+        found = session.get(User, user_id)
+        if found is None:
+            raise NotFound(f"no user {user_name!r}")
+        found.password_hash = new_hash
+        session.add(found)
+        ended = accounts.end_sessions(session, user_id=user_id, at=now, keep_id=keep_session_id)
+        session.commit()
+    return ended
+
+
+def set_password(session: Session, user_name: str, new: str, *, now: datetime) -> int:
+    """An administrator's password change (`tierplan user passwd`): every session of the user ends; how many.
+    One commit."""
+    new_hash = _new_hash(new, field="password")
+    user = _user(session, user_name)
+    user.password_hash = new_hash
+    session.add(user)
+    ended = accounts.end_sessions(session, user_id=user.id or 0, at=now)
+    session.commit()
+    return ended
+
+
+def remove_user(session: Session, user_name: str) -> None:
+    """Remove a user with their tokens and sessions (one commit); what they recorded keeps their name."""
+    user = _user(session, user_name)
+    for row in (*accounts.tokens_of(session, user_id=user.id or 0), *accounts.all_sessions_of(session,
+                                                                                              user_id=user.id or 0)):
+        session.delete(row)
+    session.delete(user)
+    session.commit()
+
+
+def _user(session: Session, name: str) -> User:
+    user = accounts.user_named(session, name=name)
+    if user is None:
+        raise NotFound(f"no user {name!r}")
+    return user
+
+
+def _new_hash(password: str, *, field: str) -> str:
+    if len(password) < MIN_PASSWORD:
+        raise FormInvalid({field: f"at least {MIN_PASSWORD} characters"})
+    if len(password) > MAX_PASSWORD:
+        raise FormInvalid({field: f"at most {MAX_PASSWORD} characters"})
+    return str(HASHER.hash(password))
 
 
 def add_token(session: Session, user_name: str, token_name: str, *, now: datetime,
@@ -112,21 +223,6 @@ def token_allows(campaign_id: int | None, method: str, path: str) -> bool:
     if path == own:
         return method != "DELETE"
     return path.startswith(own + "/")
-
-
-def signing_secret(session: Session) -> str:
-    """The cookie-signing secret, made (and committed) on first use."""
-    found = accounts.secret(session)
-    if found is not None:
-        return found.value
-    session.add(AppSecret(id=1, value=secrets.token_urlsafe(48)))
-    try:
-        session.commit()
-    except IntegrityError:  # another worker made it at the same moment
-        session.rollback()
-    found = accounts.secret(session)
-    assert found is not None
-    return found.value
 
 
 def _sha256(text: str) -> str:

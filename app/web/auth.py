@@ -5,6 +5,7 @@ With TIERPLAN_LOGIN_TO_READ, reading needs one too."""
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -12,15 +13,20 @@ from urllib.parse import quote, urlsplit
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import RedirectResponse, Response
-from itsdangerous import BadSignature, URLSafeTimedSerializer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.db import accounts
-from app.db.account_tables import User
-from app.db.engine import new_session
+from app.db.engine import Sessions, new_session
 from app.models.fields import form_fields, parse_form
 from app.models.measurements import LoginForm
-from app.services.accounts import TooManyFailures, log_in, signing_secret, token_allows, user_of_token
+from app.services.accounts import (
+    TooManyFailures,
+    log_in,
+    log_out,
+    token_allows,
+    user_of_session,
+    user_of_token,
+)
 from app.services.errors import FormInvalid
 from app.services.forms import Form
 from app.web.security import SAFE_METHODS
@@ -34,31 +40,30 @@ LOGIN_FIELDS = tuple(f for f in form_fields(LoginForm) if f.name != "next")
 router = APIRouter(include_in_schema=False)
 
 
-def _serializer(session: Any) -> URLSafeTimedSerializer:
-    return URLSafeTimedSerializer(signing_secret(session), salt="tierplan-session")
-
-
 def who_is(app: Any, headers: dict[bytes, bytes], method: str = "GET", path: str = "/") -> tuple[bool, str | None]:
-    """Whether anyone is registered, and the name of the user this request comes from (None: nobody, or a token
-    scoped to another campaign than the request's)."""
+    """Whether anyone is registered, and the name of the user this request comes from (None: nobody, or a session
+    that has ended). OutOfScope for a token scoped to another campaign than the request's."""
+    registered, user, _ = login_of(app, headers, method, path)
+    return registered, user
+
+
+def login_of(app: Any, headers: dict[bytes, bytes], method: str = "GET",
+             path: str = "/") -> tuple[bool, str | None, int | None]:
+    """As who_is, with the id of the login session the cookie holds (None for a token or no login)."""
     with new_session(app.state.engine) as session:
         if not accounts.any_user(session):
-            return False, None
+            return False, None, None
         authorization = headers.get(b"authorization", b"").decode("latin-1")
         if authorization.lower().startswith("bearer "):
             user, scope = user_of_token(session, authorization[7:].strip())
             if user is not None and not token_allows(scope, method, path):
                 raise OutOfScope(scope)
-            return True, user.name if user else None
+            return True, user.name if user else None, None
         cookie = _cookie(headers.get(b"cookie", b"").decode("latin-1"))
         if not cookie:
-            return True, None
-        try:
-            user_id = _serializer(session).loads(cookie, max_age=SESSION_DAYS * 86400)["u"]
-        except (BadSignature, KeyError, TypeError):
-            return True, None
-        user = session.get(User, user_id)
-        return True, user.name if user else None
+            return True, None, None
+        user, login = user_of_session(session, cookie)
+        return True, (user.name if user else None), (login.id if login and user else None)
 
 
 def _cookie(header: str) -> str:
@@ -81,7 +86,7 @@ class AuthMiddleware:
             return
         app = scope["app"]
         if scope["method"] in SAFE_METHODS and not app.state.settings.login_to_read:
-            await self.app(scope, receive, send)
+            await self._read(app, scope, receive, send)
             return
         try:
             registered, user = await run_in_threadpool(who_is, app, dict(scope["headers"]), scope["method"],
@@ -90,10 +95,39 @@ class AuthMiddleware:
             await _refuse(send, f"this token is for campaign {exc.campaign_id} only")
             return
         if not registered or user is not None:
-            scope.setdefault("state", {})["user"] = user
+            scope.setdefault("state", {}).update(user=user, registered=registered)
             await self.app(scope, receive, send)
             return
         await _ask_for_login(scope, send)
+
+    async def _read(self, app: Any, scope: Scope, receive: Receive, send: Send) -> None:
+        """A read anyone may make: the page's header still says who is logged in (a session cookie is looked up)
+        or offers a login (once users exist, known to within USERS_SEEN_S)."""
+        if scope["path"].startswith("/api"):  # no header to fill
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope["headers"])
+        state = scope.setdefault("state", {})
+        if _cookie(headers.get(b"cookie", b"").decode("latin-1")):
+            cookie_only = {b"cookie": headers[b"cookie"]}  # no token: nothing to refuse as out of scope
+            state["registered"], state["user"], _ = await run_in_threadpool(login_of, app, cookie_only)
+        else:
+            state["registered"], state["user"] = await run_in_threadpool(_users_exist, app), None
+        await self.app(scope, receive, send)
+
+
+USERS_SEEN_S = 10.0
+
+
+def _users_exist(app: Any) -> bool:
+    """Whether anyone is registered, asked at most every USERS_SEEN_S seconds per process (for the header)."""
+    seen = getattr(app.state, "users_seen", None)
+    now = time.monotonic()
+    if seen is None or now - seen[0] > USERS_SEEN_S:
+        with new_session(app.state.engine) as session:
+            seen = (now, accounts.any_user(session))
+        app.state.users_seen = seen
+    return bool(seen[1])
 
 
 class OutOfScope(Exception):
@@ -155,13 +189,9 @@ async def login(request: Request) -> Response:
     now = datetime.now(UTC)
     try:
         values = parse_form(LoginForm, data)
-
-        def check() -> tuple[int, str]:
-            with new_session(request.app.state.engine, write=True) as session:
-                user = log_in(session, values.name, values.password, now=now)
-                return user.id or 0, _serializer(session).dumps({"u": user.id})
-
-        _, cookie = await run_in_threadpool(check)
+        agent = request.headers.get("user-agent", "")
+        cookie = await run_in_threadpool(log_in, Sessions(request.app.state.engine), values.name, values.password,
+                                         now=now, user_agent=agent)
     except FormInvalid as exc:
         return _page(request, Form(LOGIN_FIELDS, {"name": str(data.get("name") or "")}, exc.errors), next_path, 422)
     except TooManyFailures as exc:
@@ -173,7 +203,15 @@ async def login(request: Request) -> Response:
 
 
 @router.post("/logout", name="log_out")
-def logout() -> Response:
+async def logout(request: Request) -> Response:
+    """End this login's session on the server (its cookie no longer works anywhere), then drop the cookie."""
+    cookie = request.cookies.get(COOKIE, "")
+    if cookie:
+        def end() -> None:
+            with new_session(request.app.state.engine, write=True) as session:
+                log_out(session, cookie, now=datetime.now(UTC))
+
+        await run_in_threadpool(end)
     response = RedirectResponse("/", status_code=303)
     response.delete_cookie(COOKIE, path="/")
     return response

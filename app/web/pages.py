@@ -113,7 +113,8 @@ async def plan_page(request: Request, campaign_id: int, htmx: IsHtmx, now: NowDe
     if request.headers.get("if-none-match") == etag:
         return Response(status_code=304, headers=headers)
     cache: dict = request.app.state.page_cache
-    key = (etag, str(request.base_url), "tierplan_session" in request.cookies)  # the nav's log-out button
+    who = request.scope.get("state", {})
+    key = (etag, str(request.base_url), who.get("user"), who.get("registered"))  # the header says who is in
     body = cache.get(key)
     if body is None:
         body = (await run_in_threadpool(_render_plan, request, campaign_id, now)).body

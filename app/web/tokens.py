@@ -17,7 +17,7 @@ from app.models.measurements import TokenCreate
 from app.services.accounts import add_token, revoke_token
 from app.services.errors import FormInvalid, NotFound
 from app.services.forms import Form
-from app.web.auth import who_is
+from app.web.auth import OutOfScope, who_is
 from app.web.deps import user_of
 from app.web.templating import render
 
@@ -46,7 +46,11 @@ async def _user(request: Request) -> tuple[bool, str | None]:
 
 @router.get("/tokens", name="tokens")
 async def tokens_page(request: Request) -> Response:
-    registered, user = await _user(request)
+    try:
+        registered, user = await _user(request)
+    except OutOfScope as exc:  # a campaign's token may not see (or make) tokens
+        return render(request, "error.html", {"title": "Refused", "message": f"this token is for campaign "
+                                              f"{exc.campaign_id} only; the tokens page needs a login"}, status=403)
     if not registered:
         return render(request, "tokens.html", {"user": None, "form": None, "tokens": [], "made": ""})
     if user is None:
