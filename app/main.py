@@ -17,6 +17,7 @@ from app import __version__
 from app.config import Settings, get_settings
 from app.db.engine import make_engine
 from app.models.fields import field_errors
+from app.planning.model import PlanningError
 from app.services.errors import FormInvalid, NotFound, Stale
 from app.web import (
     account_pages,
@@ -193,6 +194,14 @@ def _install_error_pages(app: FastAPI) -> None:
                                "Try again in a moment.")
         response.headers["Retry-After"] = "2"
         return response
+
+    @app.exception_handler(PlanningError)
+    async def inconsistent_rows(request: Request, exc: PlanningError):
+        # the forms and the API check every row before it is saved; a row written before a check existed, or by
+        # hand, still says what is wrong with it instead of a 500
+        log.warning("stored rows the core refuses on %s: %s", request.url.path, exc)
+        return _error_page(request, 409, "The stored plan is inconsistent",
+                           f"A stored row breaks a rule of the plan: {exc}. Edit that row to go on.")
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception):

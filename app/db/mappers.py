@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from app.db.repo import CampaignRows
@@ -19,10 +20,14 @@ def three(row, prefix: str) -> core.ThreePoint | None:
 
 
 def per_position(text: str) -> tuple[float, ...]:
+    """vLLM's per-position acceptance rates: each a number from 0 to 1 (no nan, inf or negative rate)."""
     try:
-        return tuple(float(part) for part in text.replace(";", ",").split(",") if part.strip())
+        rates = tuple(float(part) for part in text.replace(";", ",").split(",") if part.strip())
     except ValueError:
-        raise core.PlanningError("comma-separated numbers between 0 and 1", "per_position") from None
+        rates = (math.nan,)
+    if not all(0 <= rate <= 1 for rate in rates):  # a nan fails every comparison
+        raise core.PlanningError("comma-separated numbers between 0 and 1", "per_position")
+    return rates
 
 
 def to_core_effect(row: EffectRow, regime_names: frozenset[str]) -> core.Effect:

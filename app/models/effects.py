@@ -52,9 +52,9 @@ class EffectCreate(Input):
     saved_ms_likely: Number | None = _point("Time saved", "ms a step", "likely", ("time_saved",), ge=0)
     saved_ms_high: Number | None = _point("Time saved", "ms a step", "high", ("time_saved",), ge=0)
     draft_tokens: Int | None = field("Draft length g", default=None, ge=1, show_for=_SPEC)
-    acceptance_low: Number | None = _point("Acceptance rate", "0..1", "low", _SPEC, ge=0)
-    acceptance_likely: Number | None = _point("Acceptance rate", "0..1", "likely", _SPEC, ge=0)
-    acceptance_high: Number | None = _point("Acceptance rate", "0..1", "high", _SPEC, ge=0)
+    acceptance_low: Number | None = _point("Acceptance rate", "0..1", "low", _SPEC, ge=0, le=1)
+    acceptance_likely: Number | None = _point("Acceptance rate", "0..1", "likely", _SPEC, ge=0, le=1)
+    acceptance_high: Number | None = _point("Acceptance rate", "0..1", "high", _SPEC, ge=0, le=1)
     acceptance_per_position: str = field(
         "Per-position acceptance", default="", max_length=500, placeholder="0.82, 0.61, 0.43", show_for=_SPEC,
         help="instead of one rate: vLLM's spec_decode_per_position_acceptance_rates, one a draft position")
@@ -65,12 +65,12 @@ class EffectCreate(Input):
              "(it grows with concurrency)")
     draft_cost_high: Number | None = _point("Draft cost c", "of a step", "high", _SPEC, ge=0)
     removed_low: Number | None = _point("Share of per-launch host cost removed", "0..1", "low",
-                                        ("launch_overhead",), ge=0)
+                                        ("launch_overhead",), ge=0, le=1)
     removed_likely: Number | None = _point(
-        "Share of per-launch host cost removed", "0..1", "likely", ("launch_overhead",), ge=0,
+        "Share of per-launch host cost removed", "0..1", "likely", ("launch_overhead",), ge=0, le=1,
         help="CUDA graphs replay a step with one launch: most of each launch's host cost goes (0.9-0.99)")
     removed_high: Number | None = _point("Share of per-launch host cost removed", "0..1", "high",
-                                         ("launch_overhead",), ge=0)
+                                         ("launch_overhead",), ge=0, le=1)
     launches_low: Number | None = _point("Launches a step added", "negative: removed", "low", ("launch_count",))
     launches_likely: Number | None = _point(
         "Launches a step added", "negative: removed", "likely", ("launch_count",),

@@ -23,14 +23,32 @@ INT32_MAX = 2**31 - 1  # PostgreSQL's integer: larger whole numbers are refused 
 TEXT_MAX = 20_000  # free text (notes, descriptions, sources)
 
 
+EARLIEST, LATEST = datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)
+
+
 def _as_utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    if not EARLIEST <= value < LATEST:  # "-1" parses as a Unix time in 1969
+        raise ValueError(f"must lie between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d}")
+    return value
 
 
 UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
 """A date and time; one typed without a zone is UTC."""
-Number = Annotated[float, AllowInfNan(False)]
-"""A finite number (no inf, no nan)."""
+LARGEST, SMALLEST = 1e9, 1e-9  # no quantity tierplan stores (tok/s, ms, GB/s, days, bytes) lies outside these
+
+
+def _physical(value: float) -> float:
+    if abs(value) > LARGEST:
+        raise ValueError(f"must be at most {LARGEST:,.0f} in size: no quantity tierplan plans with is that large")
+    if value != 0 and abs(value) < SMALLEST:
+        raise ValueError(f"must be 0 or at least {SMALLEST:g} in size: a value that small is a typing slip")
+    return value
+
+
+Number = Annotated[float, AllowInfNan(False), AfterValidator(_physical)]
+"""A finite number of physical size: 0, or between 1e-9 and 1e9 in size (5e-324 or 1e308 is a slip, and the
+arithmetic of the plan and its charts must not meet it)."""
 Int = Annotated[int, PydanticField(le=INT32_MAX)]
 """A whole number that fits the databases' integer column."""
 M = TypeVar("M", bound=BaseModel)

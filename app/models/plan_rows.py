@@ -10,6 +10,8 @@ from app.planning.metrics import METRICS
 from app.planning.model import Comparator, Provenance, Severity, Status
 from app.planning.stats import Aggregation
 
+EFFORT_MAX_DAYS = 10_000  # about 27 person-years: anything longer is a slip, not a plan
+
 PROVENANCE_LABELS = {"measured": "measured", "imported": "imported from a file",
                      "reported": "reported (upstream or by the team)", "assumed": "assumed"}
 COMPARATOR_LABELS = {">=": ">= (at least)", "<=": "<= (at most)"}
@@ -76,7 +78,7 @@ class RegimeCreate(Input):
     input_tokens: Int = field("Input tokens", ge=1)
     output_tokens: Int = field("Output tokens", ge=1)
     workload_provenance: Provenance = provenance("Workload comes from", Provenance.MEASURED)
-    target_tok_s: Number = field("Target output tok/s", gt=0)
+    target_tok_s: Number = field("Target output tok/s", gt=0, le=1e8)
     target_provenance: Provenance = provenance("Target comes from", Provenance.REPORTED)
     position: Int = field("Position", default=0, ge=0, help="order on the plan page")
     notes: str = field("Notes", default="", max_length=TEXT_MAX, widget="textarea")
@@ -121,9 +123,9 @@ class InterventionCreate(Input):
     title: str = field("Title", min_length=1, max_length=300)
     tier_id: int | None = field("Tier", default=None, help="blank: not in the plan yet")
     status: Status = field("Status", default=Status.PROPOSED)
-    effort_low_days: Number = field("Effort low (days)", ge=0)
-    effort_likely_days: Number = field("Effort likely (days)", ge=0)
-    effort_high_days: Number = field("Effort high (days)", ge=0)
+    effort_low_days: Number = field("Effort low (days)", ge=0, le=EFFORT_MAX_DAYS)
+    effort_likely_days: Number = field("Effort likely (days)", ge=0, le=EFFORT_MAX_DAYS)
+    effort_high_days: Number = field("Effort high (days)", ge=0, le=EFFORT_MAX_DAYS)
     effort_provenance: Provenance = provenance("Effort comes from", Provenance.ASSUMED)
     position: Int = field("Order in its tier", default=0, ge=0)
     started_at: UtcDatetime | None = field("Started at (UTC)", default=None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -61,6 +62,8 @@ def verdict(tok_s: float | None, target_tok_s: float) -> Verdict:
     """Compare a throughput (tok/s) with the target; None means nothing measured."""
     if tok_s is None:
         return Verdict(reaches=None, ratio=None)
+    if not tok_s > 0:  # nothing flows (a step that takes for ever): no target is reached
+        return Verdict(reaches=False, ratio=math.inf)
     ratio = target_tok_s / tok_s
     return Verdict(reaches=ratio <= 1, ratio=ratio)
 

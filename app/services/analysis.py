@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -48,6 +49,9 @@ def ceilings_of(rows: CampaignRows, campaign: core.Campaign) -> tuple[dict[str, 
         ceilings = {name: decode_ceiling(f.gpu, f.model, f.concurrency, f.context_tokens) for name, f in floors.items()}
     except (core.PlanningError, ArithmeticError) as exc:
         return {}, {}, f"the specs do not give a ceiling: {exc}"
+    odd = next((c for c in ceilings.values() if not 0 < c.ceiling_tok_s < math.inf), None)
+    if odd is not None:  # a spec stored outside its bounds (a bandwidth of 5e-324): no ceiling rather than a 0
+        return {}, {}, f"the specs do not give a ceiling: they give {odd.ceiling_tok_s:g} tok/s; check the specs"
     return ceilings, floors, None
 
 

@@ -3,11 +3,14 @@ the export and the API read. The only place a row becomes an XPublic."""
 
 from __future__ import annotations
 
+import logging
+import typing
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from app.db.repo import CampaignRows
 from app.db.tables import Measurement, Profile, ProfileShare, pk
@@ -15,6 +18,8 @@ from app.models.effects import EffectPublic, ProfilePublic, ShareOut
 from app.models.measurements import MeasurementPublic
 from app.models.plan_rows import CampaignPublic, GatePublic, InterventionPublic, RegimePublic, SloPublic, TierPublic
 from app.models.specs import HardwareSpecPublic, ModelSpecPublic
+
+log = logging.getLogger("tierplan")
 
 P = TypeVar("P", bound=BaseModel)
 
@@ -41,8 +46,21 @@ class PlanRecord:
 
 def public(model: type[P], row: Any, **extra: Any) -> P:
     """The public model of a row: its columns the model names, and `extra` for what is not a column."""
-    return model.model_validate({name: getattr(row, name) for name in model.model_fields if hasattr(row, name)}
-                                | extra)
+    values = {name: getattr(row, name) for name in model.model_fields if hasattr(row, name)} | extra
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:  # a row stored before a bound, or by hand: shown as it is, never a 500
+        log.warning("%s %s holds a value outside its bounds: %s", model.__name__, values.get("id"),
+                    exc.errors()[0]["msg"])
+        return model.model_construct(**{name: _typed(model, name, value) for name, value in values.items()})
+
+
+def _typed(model: type[BaseModel], name: str, value: Any) -> Any:
+    """A stored value as its field's enum, where the field is one (model_construct converts nothing)."""
+    field = model.model_fields.get(name)
+    kinds = [field.annotation, *typing.get_args(field.annotation)] if field is not None else []
+    enum = next((k for k in kinds if isinstance(k, type) and issubclass(k, Enum)), None)
+    return enum(value) if enum is not None and isinstance(value, str) else value
 
 
 def measurement_public(measurement: Measurement, regime: str, keys: dict[int, str],

@@ -6,9 +6,11 @@ Each drawn value carries its number in a data attribute, so a test reads back wh
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -71,9 +73,39 @@ def _nice(raw: float) -> float:
     return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
 
 
+DRAWABLE = (1e-12, 1e12)  # values a chart scales; outside them (a stored 5e-324 or 1e308) the figures are text
+
+
+class Undrawable(ValueError):
+    """A value no chart can scale: the chart is replaced by a note, the table beside it holds the figures."""
+
+
+def drawable(chart: Callable[..., Markup]) -> Callable[..., Markup]:
+    """A chart, or in its place a note saying why it cannot be drawn (never an error on the page)."""
+
+    @functools.wraps(chart)
+    def draw(*args: Any, **kwargs: Any) -> Markup:
+        try:
+            return chart(*args, **kwargs)
+        except Undrawable as exc:
+            return Markup('<p class="chart-note muted small">This chart cannot be drawn: {} The figures are in '
+                          'the table.</p>').format(str(exc))
+    return draw
+
+
+def check_drawable(values: Sequence[float]) -> None:
+    odd = next((v for v in values if not (v == 0 or DRAWABLE[0] <= abs(v) <= DRAWABLE[1])), None)
+    if odd is not None:
+        raise Undrawable(f"{odd:g} lies outside what a chart can scale ({DRAWABLE[0]:g} to {DRAWABLE[1]:g}).")
+
+
 def scale_of(values: Sequence[float]) -> Scale:
-    """A y scale holding every value: log when they span more than 10x, linear from 0 otherwise."""
+    """A y scale holding every value: log when they span more than 10x, linear from 0 otherwise; Undrawable for a
+    value outside DRAWABLE (or not a number)."""
+    check_drawable(values)
     positive = [v for v in values if v > 0]
+    if not positive:
+        raise Undrawable("no value above zero.")
     low, high = min(positive), max(positive)
     if high / low > LOG_SPAN:
         return Scale(10 ** math.floor(math.log10(low)), 10 ** math.ceil(math.log10(high)), True)
@@ -85,6 +117,7 @@ def _attr(value: float | None) -> str:
     return "" if value is None else repr(float(value))
 
 
+@drawable
 def projection_chart(chart_id: str, regime: str, points: Sequence[TierPoint], target_tok_s: float,
                      ceiling_tok_s: float | None, table_id: str) -> Markup:
     """Projected output throughput after each tier as steps, with the P10-P90 band, the target and the ceiling."""
@@ -141,6 +174,7 @@ def _describe(regime: str, points: Sequence[TierPoint], target: float, ceiling: 
 PALETTE = ("#2c4aa0", "#0d6b6b", "#b45309", "#7c3aed", "#be123c", "#4d7c0f", "#0369a1", "#a16207", "#6b7280")
 
 
+@drawable
 def shares_chart(chart_id: str, regime: str, steps: Sequence[tuple[str, Sequence[tuple[str, float]]]],
                  table_id: str) -> Markup:
     """The step's time by bucket before and after each tier, a stacked bar a step (each bar the whole step, so the
@@ -191,6 +225,7 @@ def shares_rows(steps: Sequence[tuple[str, Sequence[tuple[str, float]]]]) -> lis
     return [(b, [fmt.share(dict(shares)[b]) if b in dict(shares) else "—" for _, shares in steps]) for b in buckets]
 
 
+@drawable
 def whatif_chart(chart_id: str, regime: str, curves: Sequence[tuple[str, Sequence[tuple[float, float]]]],
                  table_id: str) -> Markup:
     """Whole-step speedup against one bucket's speedup (log axis), a curve a bucket, each labelled with its limit
@@ -201,6 +236,7 @@ def whatif_chart(chart_id: str, regime: str, curves: Sequence[tuple[str, Sequenc
     xs = [s for points in finite for s, _ in points]
     x_low, x_high = math.log10(min(xs)), math.log10(max(xs))
     gains = [g for points in finite for _, g in points]
+    check_drawable(gains)
     scale = Scale(1.0, max(_nice(max(gains) / 4) * 4, 1.5), False) if max(gains) > 1 else Scale(0.0, 2.0, False)
 
     labels = {name: f"{name} → {'∞' if math.isinf(full[-1][1]) else fmt.factor(full[-1][1])}" for name, full in curves}
@@ -263,6 +299,7 @@ def waterfall_bars(baseline_tok_s: float, tiers: Sequence[tuple[str, float | Non
     return bars
 
 
+@drawable
 def waterfall_chart(chart_id: str, regime: str, bars: Sequence[Bar], table_id: str) -> Markup:
     """Where each tier's gain comes from: a floating bar an intervention, a full bar after each tier."""
     if len(bars) < 2:

@@ -10,7 +10,7 @@ from markupsafe import Markup, escape
 
 from app.models.measurements import RunStretch
 from app.views import formatting as fmt
-from app.views.charts import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, _attr, scale_of, y_grid
+from app.views.charts import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, _attr, drawable, scale_of, y_grid
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,7 @@ class Run:
     kind: str = "baseline"
 
 
+@drawable
 def history_chart(chart_id: str, regime: str, metric: str, unit: str, runs: Sequence[Run],
                   thresholds: Sequence[tuple[str, float]], landed: Sequence[tuple[str, datetime]],
                   table_id: str, stretches: Sequence[RunStretch] = (), total: int | None = None) -> Markup:

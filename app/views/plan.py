@@ -249,7 +249,7 @@ def _step_view(step: Step, label: str, spread: TierDistribution | None = None) -
         step_ms_text=fmt.number(step.step_ms, "ms") + (
             f", {step.tokens_per_step:.2f} tokens" if step.tokens_per_step > 1.001 and step.step_ms is not None else ""),
         bottleneck=step.bottleneck,
-        bottleneck_share_text=fmt.share(shares[step.bottleneck]),
+        bottleneck_share_text=fmt.share(shares[step.bottleneck]) if step.bottleneck in shares else "—",
         verdict_text=fmt.verdict(step.verdict),
         reaches=step.verdict.reaches,
         applied=list(step.applied),
@@ -356,8 +356,9 @@ def _outcome(projection: RegimeProjection, tier_key: str) -> str:
     steps = [projection.baseline, *projection.steps]
     index = next(n for n, s in enumerate(steps) if s.tier_key == tier_key)
     before, after = steps[index - 1], steps[index]
-    gain = after.gain / before.gain  # a token: speculative decoding makes a step longer and yield more
+    # a token: speculative decoding makes a step longer and yield more
+    gain = fmt.factor(after.gain / before.gain) if before.gain > 0 else "—"
     return (
         f"{projection.regime}: {fmt.tok_s(before.tok_s)} → {fmt.tok_s(after.tok_s)} "
-        f"({fmt.factor(gain)}), bottleneck then {after.bottleneck}"
+        f"({gain}), bottleneck then {after.bottleneck}"
     )

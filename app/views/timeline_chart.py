@@ -11,7 +11,7 @@ from markupsafe import Markup, escape
 
 from app.models.measurements import RunStretch
 from app.views import formatting as fmt
-from app.views.charts import HEIGHT, LEFT, RIGHT, WIDTH, _attr, scale_of, y_grid
+from app.views.charts import HEIGHT, LEFT, RIGHT, WIDTH, _attr, drawable, scale_of, y_grid
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class Projected:
     p90_tok_s: float | None
 
 
+@drawable
 def timeline_chart(chart_id: str, regime: str, projected: Sequence[Projected], measured: Sequence[tuple[datetime, float]],
                    target_tok_s: float, end: datetime, table_id: str, stretches: Sequence[RunStretch] = ()) -> Markup:
     """Projected P50 (a step line: each change holds until the next) in its band, measured runs as points (or, for
