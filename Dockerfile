@@ -26,5 +26,6 @@ VOLUME /data
 EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]
-# Migrate first; the app loads the demo campaign into an empty database on start.
-CMD ["sh", "-c", "tierplan migrate && exec uvicorn --factory app.main:create_app --host 0.0.0.0 --port 8000 --proxy-headers"]
+# `tierplan serve` migrates, loads the demo campaign into an empty database, and refuses to listen beyond
+# loopback while nobody is registered: make the first user first (README: docker run ... tierplan user add NAME).
+CMD ["tierplan", "serve", "--host", "0.0.0.0", "--port", "8000"]

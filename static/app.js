@@ -111,3 +111,45 @@ document.addEventListener("keydown", function (event) {
   event.preventDefault();
   form.querySelector("[data-inline-cancel]").click();
 });
+
+// A change refused for want of a login goes to the login page and back: what was typed in the form is kept in
+// this tab meanwhile (never a password or a file) and put back, to be submitted again.
+var DRAFT = "tierplan-draft";
+document.addEventListener("submit", function (event) {
+  var form = event.target;
+  var holder = form.id ? form : form.parentElement && form.parentElement.closest("[id]");
+  if (!holder || (form.method || "").toLowerCase() !== "post" || form.action.indexOf("/login") >= 0) return;
+  var values = [];
+  Array.prototype.forEach.call(form.elements, function (field) {
+    if (!field.name || field.type === "password" || field.type === "file" || field.type === "submit") return;
+    if ((field.type === "checkbox" || field.type === "radio") && !field.checked) return;
+    values.push([field.name, field.value]);
+  });
+  var where = form.id ? "#" + CSS.escape(form.id) : "#" + CSS.escape(holder.id) + " form";
+  sessionStorage.setItem(DRAFT, JSON.stringify({path: location.pathname, form: where, values: values}));
+}, true);
+document.addEventListener("htmx:afterRequest", function (event) {
+  if (event.detail.xhr && event.detail.xhr.status < 400) sessionStorage.removeItem(DRAFT);
+});
+document.addEventListener("DOMContentLoaded", function () {
+  if (location.pathname === "/login") return;  // kept while the user logs in
+  var draft = JSON.parse(sessionStorage.getItem(DRAFT) || "null");
+  sessionStorage.removeItem(DRAFT);
+  var fromLogin = document.referrer && new URL(document.referrer).pathname === "/login";
+  if (!draft || !fromLogin || draft.path !== location.pathname) return;
+  var form = document.querySelector(draft.form);
+  if (!form) return;
+  draft.values.forEach(function (pair) {
+    var fields = form.querySelectorAll('[name="' + CSS.escape(pair[0]) + '"]');
+    fields.forEach(function (field) {
+      if (field.type === "checkbox" || field.type === "radio") field.checked = field.value === pair[1];
+      else if (field.type !== "hidden" || pair[0] !== "idempotency_key") field.value = pair[1];
+    });
+  });
+  syncKindFields(document);
+  var note = document.createElement("p");
+  note.className = "saved draft-restored";
+  note.setAttribute("role", "status");
+  note.textContent = "You are logged in. What you typed before is back in the form: submit it again to save it.";
+  form.insertBefore(note, form.firstChild);
+});

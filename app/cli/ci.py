@@ -147,7 +147,9 @@ def push(
     how_stored = "already stored by an earlier push: nothing new" if body["replayed"] else f"{stored:,} values stored"
     print(f"pushed {', '.join(p.name for p in files)} to campaign {campaign}: {how_stored} "
           f"(batch {body['batch']})", file=sys.stderr)
-    summary = _summary_of(body["gates"])
+    for warning in body["preview"].get("warnings", []):  # another model or GPU than the campaign's, say
+        print(f"warning: {warning}", file=sys.stderr)
+    summary = GateSummary(_summary_of(body["gates"]).tiers, partial=True)  # the gates these runs decided
     if not summary.tiers:
         print("no gate judges the regimes and metrics of these runs", file=sys.stderr)
     _emit(summary, how, f"campaign {campaign}", strict, out_file)

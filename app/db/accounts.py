@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime
 
 from sqlalchemy import update
@@ -56,14 +55,6 @@ def end_sessions(session: Session, *, user_id: int, at: datetime, keep_id: int |
     if only_id is not None:
         query = query.where(col(LoginSession.id) == only_id)
     return int(session.exec(query.values(ended_at=at)).rowcount)  # type: ignore[call-overload]
-
-
-def lock_name(session: Session, *, name: str) -> None:
-    """Serialise the logins of one name until the transaction ends: on PostgreSQL an advisory lock (SQLite's
-    writer is one at a time already), so attempts sent in parallel are counted one after another."""
-    if session.get_bind().dialect.name == "postgresql":
-        key = int.from_bytes(hashlib.sha256(b"login:" + name.encode()).digest()[:8], "big", signed=True)
-        session.exec(select(func.pg_advisory_xact_lock(key)))
 
 
 def all_sessions_of(session: Session, *, user_id: int) -> list[LoginSession]:

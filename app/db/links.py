@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -76,6 +77,15 @@ def lock_campaign(session: Session, *, campaign_id: int) -> None:
     """Hold the campaign's row until the transaction ends, so writers of one campaign go one at a time
     (PostgreSQL: SELECT ... FOR UPDATE; SQLite: its writer already holds the database's write lock)."""
     session.exec(select(Campaign.id).where(Campaign.id == campaign_id).with_for_update())
+
+
+def hold_name(session: Session, *, name: str) -> None:
+    """Hold `name` until the transaction ends, so two requests about one name (an idempotency key, a user's
+    logins) go one after the other even where no row can be locked: a PostgreSQL advisory lock; SQLite's writer
+    is one at a time already."""
+    if session.get_bind().dialect.name == "postgresql":
+        digest = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+        session.exec(select(func.pg_advisory_xact_lock(digest)))
 
 
 def import_with_sha(session: Session, *, campaign_id: int, sha256: str) -> ImportRecord | None:

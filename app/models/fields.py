@@ -26,7 +26,9 @@ TEXT_MAX = 20_000  # free text (notes, descriptions, sources)
 EARLIEST, LATEST = datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo=UTC)
 
 
-def _as_utc(value: datetime) -> datetime:
+def _as_utc(value: datetime | None) -> datetime | None:
+    if value is None:  # an update model's field left out
+        return value
     value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     if not EARLIEST <= value < LATEST:  # "-1" parses as a Unix time in 1969
         raise ValueError(f"must lie between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d}")
@@ -38,7 +40,9 @@ UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
 LARGEST, SMALLEST = 1e9, 1e-9  # no quantity tierplan stores (tok/s, ms, GB/s, days, bytes) lies outside these
 
 
-def _physical(value: float) -> float:
+def _physical(value: float | None) -> float | None:
+    if value is None:  # an update model's field left out
+        return value
     if abs(value) > LARGEST:
         raise ValueError(f"must be at most {LARGEST:,.0f} in size: no quantity tierplan plans with is that large")
     if value != 0 and abs(value) < SMALLEST:

@@ -77,9 +77,9 @@ class RegimeCreate(Input):
     concurrency: Int = field("Concurrency", ge=1)
     input_tokens: Int = field("Input tokens", ge=1)
     output_tokens: Int = field("Output tokens", ge=1)
-    workload_provenance: Provenance = provenance("Workload comes from", Provenance.MEASURED)
+    workload_provenance: Provenance = provenance("Workload comes from", Provenance.ASSUMED)
     target_tok_s: Number = field("Target output tok/s", gt=0, le=1e8)
-    target_provenance: Provenance = provenance("Target comes from", Provenance.REPORTED)
+    target_provenance: Provenance = provenance("Target comes from", Provenance.ASSUMED)
     position: Int = field("Position", default=0, ge=0, help="order on the plan page")
     notes: str = field("Notes", default="", max_length=TEXT_MAX, widget="textarea")
 

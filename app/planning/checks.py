@@ -6,7 +6,8 @@ Warnings, which the user may confirm in the same form: an output throughput abov
 hardware ceiling (with speculative decoding among what it includes, the ceiling with every draft
 accepted), a value more than 10x away from the current baseline of its metric, and a throughput
 baseline that passes a gate of a started tier whose interventions it does not say it includes: as a
-baseline the plan would apply them again on top of it.
+baseline the plan would apply them again on top of it; a gate check dated before every tier whose gates judge
+it started (it decides none of them).
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def check_reading(reading: Reading, campaign: Campaign, *, now: datetime,
         return errors
     current = (baselines.get((reading.regime, reading.metric)) if baselines is not None
                else newest_baseline(campaign.measurements, reading.regime, reading.metric))
-    return _ceiling(reading, campaign) + _jump(reading, current) + _double_count(reading, campaign)
+    return (_ceiling(reading, campaign) + _jump(reading, current) + _double_count(reading, campaign)
+            + _before_its_tiers(reading, campaign))
 
 
 def check_readings(readings: Sequence[Reading], campaign: Campaign, *, now: datetime) -> list[list[Problem]]:
@@ -107,6 +109,22 @@ def _jump(reading: Reading, current: Measurement | None) -> list[Problem]:
     times = f"{ratio:,.3g} times" if ratio > 1 else f"1/{1 / ratio:,.3g} of"
     return [Problem("value", f"{times} the current baseline ({current.value:,.4g}, "
                              f"{current.measured_at:%Y-%m-%d}): check the value and its unit", True)]
+
+
+def _before_its_tiers(reading: Reading, campaign: Campaign) -> list[Problem]:
+    """A gate check older than the start of every tier whose gates judge its regime and metric decides none of
+    them (a gate counts the runs since its tier started): a wrong date, most likely."""
+    if reading.kind is not MeasurementKind.GATE_CHECK:
+        return []
+    starts = {t.key: t.started_at for t in campaign.tiers}
+    judged = [starts.get(g.tier_key) for g in campaign.gates if g.regime == reading.regime and g.metric == reading.metric]
+    started = [at for at in judged if at is not None]
+    if not started or any(at < reading.measured_at for at in started):
+        return []
+    first = min(started)
+    return [Problem("measured_at", f"dated {reading.measured_at:%Y-%m-%d %H:%M} UTC, before the tiers whose gates "
+                                   f"judge it started ({first:%Y-%m-%d}): a gate counts only the runs since, so "
+                                   "this gate check decides none. Correct the date, or confirm", True)]
 
 
 def _double_count(reading: Reading, campaign: Campaign) -> list[Problem]:

@@ -16,7 +16,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
-from app.db import accounts
+from app.db import accounts, links
 from app.db.account_tables import ApiToken, LoginFailure, LoginSession, User
 from app.db.engine import Sessions
 from app.db.tables import Campaign
@@ -53,7 +53,7 @@ def log_in(sessions: Sessions, name: str, password: str, *, now: datetime, user_
     attempt is counted first (one short write, one name at a time), so parallel guesses cannot outrun the
     pause, and a success takes it back as it starts the session (a second short write)."""
     with sessions.writer() as session:
-        accounts.lock_name(session, name=name)
+        links.hold_name(session, name=f"login:{name}")  # one attempt of a name at a time
         if accounts.failures_since(session, name=name, since=now - FAILURE_WINDOW) >= MAX_FAILURES:
             raise TooManyFailures(f"too many failed logins for {name!r}: try again in "
                                   f"{FAILURE_WINDOW.seconds // 60} minutes")

@@ -40,6 +40,8 @@ def create_campaign(session: Session, data: Mapping[str, Any], *, now: datetime)
 def store_campaign(session: Session, values: CampaignCreate, *, now: datetime, key: str | None = None) -> Campaign:
     """Store a checked new campaign (form or API); one commit. `key`: its idempotency key (the same key again
     returns the campaign the first stored)."""
+    if key:
+        links.hold_name(session, name=f"idempotency:{key}")  # the same key at once: the later finds the first's
     done = links.submission(session, key=key) if key else None
     if done is not None and done.kind == "campaign":
         earlier = repo.get_campaign(session, campaign_id=done.result_id)

@@ -106,8 +106,9 @@ def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: B
     row's idempotency key; the same key again (a doubled or retried submit) writes nothing and returns the row
     the first stored."""
     if row is None and key:
+        links.hold_name(session, name=f"idempotency:{key}")  # the same key twice at once: one after the other
         if campaign_id:
-            links.lock_campaign(session, campaign_id=campaign_id)  # the same key twice at once: one after the other
+            links.lock_campaign(session, campaign_id=campaign_id)
         earlier = _created_with(session, editor, campaign_id, key)
         if earlier is not None:
             return earlier

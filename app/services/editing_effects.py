@@ -136,7 +136,7 @@ EFFECT_EDITOR = (
 # profiles: each save adds a new profile, so earlier splits stay on record
 
 PROFILE_FIELDS = form_fields(ProfileCreate)
-LINE = re.compile(r"^\s*(?P<bucket>[^\s:=,]+)\s*[:=,]?\s*(?P<share>[-+0-9.eE]+)\s*(?P<pct>%)?\s*(?P<prov>\w+)?\s*$")
+LINE = re.compile(r"^\s*(?P<bucket>[^\s:=,]+)\s*[:=,]?\s*(?P<share>[-+0-9.eE]+)\s*(?P<pct>%)?\s*[,;]?\s*(?P<prov>\w+)?\s*$")
 
 
 def profile_initial(session: Session, regime: Regime) -> dict[str, Any]:

@@ -68,10 +68,18 @@ def idempotency_key(text: Any) -> str | None:
     return key if 8 <= len(key) <= 64 and key.replace("-", "").isalnum() and key.isascii() else None
 
 
+NO_VERSION = -1  # what a malformed version claims: no row has it, so the save is refused as stale, never blind
+
+
 def version_of(text: Any) -> int | None:
-    """A version as a form or an If-Match header gives it ("3", '"3"', 'W/"3"'); None when there is none."""
-    digits = str(text or "").removeprefix("W/").strip().strip('"')
-    return int(digits) if digits.isdigit() and len(digits) < 10 else None
+    """A version as a form or an If-Match header gives it ("3", '"3"', 'W/"3"'); None when there is none (or
+    If-Match: *, any current version). Anything else (nan, a 10,000-character string, a list of several tags)
+    is NO_VERSION: the save answers 409 (a form) or 412 (the API) instead of overwriting what it never saw."""
+    raw = str(text if text is not None else "").strip()
+    if raw in ("", "*"):
+        return None
+    digits = raw.removeprefix("W/").strip().strip('"')
+    return int(digits) if digits.isdigit() and len(digits) < 10 else NO_VERSION
 
 
 def _shown(f: Field, value: Any) -> str:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from sqlmodel import Session
 
-from app.db import repo
-from app.db.tables import Regime, pk
+from app.db import history_reads
+from app.db.tables import Measurement, Regime, pk
 from app.importers import detect as formats
 from app.importers.buckets import bucket_kernels, step_shares
 from app.importers.errors import ImportFileError
@@ -45,6 +45,7 @@ class ProfileDraft:
     pass_notes: list[str] = field(default_factory=list)
     devices: list[str] = field(default_factory=list)
     prefill_share: float | None = None  # of the trace's GPU time, what was left out as prefill and other passes
+    warnings: list[str] = field(default_factory=list)  # shown, not blocking: a step time far from the regime's
 
     def passes_text(self) -> str:
         """One line for the stored profile: how the trace was split and what was kept."""
@@ -82,8 +83,9 @@ def profile_draft(session: Session, campaign_id: int, infos, options, regimes: l
     ranks = sum(1 for i in infos if i.format == formats.TRACE) or 1
     regime = next(r for r in regimes if r.name == options.regime)
     step_ms, step_source = options.step_ms, "entered with the import" if options.step_ms else ""
+    own_ms, own_source = measured_step_ms(session, regime)
     if step_ms is None and steps:
-        step_ms, step_source = measured_step_ms(session, regime)
+        step_ms, step_source = own_ms, own_source
     try:
         shares, how = step_shares(bucketing, ranks=ranks, step_ms=step_ms, steps=steps,
                                   listed_share=summary.listed_share)
@@ -100,7 +102,18 @@ def profile_draft(session: Session, campaign_id: int, infos, options, regimes: l
     )
     if stats is not None:
         _add_steps(draft, summary, stats, step_ms)
+    if options.step_ms and own_ms and max(options.step_ms / own_ms, own_ms / options.step_ms) > STEP_APART:
+        draft.warnings.append(f"the step time entered ({options.step_ms:.4g} ms) is "
+                              f"{fmt_factor(options.step_ms / own_ms)} the regime's own ({own_ms:.4g} ms, "
+                              f"{own_source}): is this the trace of {regime.name}?")
     return draft
+
+
+STEP_APART = 3.0  # an entered step this many times the regime's measured one is worth a word
+
+
+def fmt_factor(ratio: float) -> str:
+    return f"{ratio:.3g}x" if ratio >= 1 else f"1/{1 / ratio:.3g} of"
 
 
 def _summary(infos, options, on_progress) -> KernelSummary:
@@ -145,14 +158,20 @@ def read_text(info) -> str:
         raise ImportFileError(info.name, f"byte {exc.start}", "not UTF-8 text") from None
 
 
+def _newest_baseline(session: Session, regime: Regime, metric: str) -> Measurement | None:
+    """The newest live baseline of the regime's metric, whatever it includes: the newest run of each of its
+    series (a handful of rows, whatever the history)."""
+    newest = [session.get(Measurement, row[5]) for row in history_reads.series_summaries(session, regime_ids=[pk(regime)])
+              if row[1] == metric and row[2] == "baseline"]
+    return max((m for m in newest if m is not None), key=lambda m: (m.measured_at, m.id or 0), default=None)
+
+
 def measured_step_ms(session: Session, regime: Regime) -> tuple[float | None, str]:
     """The regime's step time from its newest baseline TPOT, else from its newest baseline throughput and concurrency."""
-    history = [m for m in repo.measurements_of(session, regime_ids=[pk(regime)])
-               if m.retracted_at is None and m.kind == "baseline"]
-    tpot = next((m for m in history if m.metric == STEP_METRIC), None)
+    tpot = _newest_baseline(session, regime, STEP_METRIC)
     if tpot is not None:
         return tpot.value, f"from the newest {metric_label(STEP_METRIC)} of {regime.name}, {tpot.measured_at:%Y-%m-%d}"
-    throughput = next((m for m in history if m.metric == THROUGHPUT_METRIC), None)
+    throughput = _newest_baseline(session, regime, THROUGHPUT_METRIC)
     if throughput is not None and throughput.value > 0:
         step = regime.concurrency * 1000 / throughput.value
         return step, (f"{step:.3g} ms: concurrency {regime.concurrency} over the newest {metric_label(THROUGHPUT_METRIC)} of "

@@ -300,6 +300,7 @@ def _profile_preview(rows, infos, draft: ProfileDraft) -> Preview:
     preview = Preview("profile", infos, regime=draft.regime, shares=draft.shares, how=draft.how,
                       top_kernels=draft.top_kernels, unmatched=draft.unmatched, profile=draft.to_dict())
     preview.named, preview.warnings = mismatches(rows, gpus=draft.devices)
+    preview.warnings += draft.warnings
     campaign, _, _ = core_campaign(rows)
     preview.consequences = profile_consequences(rows, campaign, draft.regime, _core_profile(draft))
     return preview

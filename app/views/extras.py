@@ -105,12 +105,18 @@ def _spec_value(value: float, unit: str) -> str:
     return _SPEC_FORMATS[unit](value) if unit in _SPEC_FORMATS else fmt.number(value, unit)
 
 
+EXPERT_FIGURES = {"routed_experts", "experts_per_token", "shared_experts", "expert_bytes_per_weight"}
+
+
 def _pairs(row, labels) -> list[tuple[str, str]]:
+    """A spec's figures in words; a dense model's (no routed experts) says "layers" and leaves the experts out."""
+    dense = getattr(row, "routed_experts", None) == 0
     out = []
     for name, label, unit in labels:
         value = getattr(row, name)
-        if value in (None, ""):
+        if value in (None, "") or (dense and name in EXPERT_FIGURES):
             continue
+        label = "layers (dense)" if dense and name == "layers" else label
         text = value if isinstance(value, str) else _spec_value(value, unit)
         out.append((label, text))
     return out

@@ -33,7 +33,14 @@ def render(summary: GateSummary, how: ReportFormat, *, title: str, strict: bool 
 
 def _verdict(summary: GateSummary, strict: bool) -> str:
     code = summary.exit_code(strict)
-    return f"{EXIT_MEANINGS[code]} (exit {code})"
+    if not summary.partial:
+        return f"{EXIT_MEANINGS[code]} (exit {code})"
+    verdict = f"{EXIT_MEANINGS[code]} among the gates these runs decided (exit {code})"
+    unvalidated = [t.tier for t in summary.tiers if not t.validated]
+    if unvalidated:  # its other gates, which these runs did not decide, do not all pass
+        verdict += (f"; tier {', '.join(unvalidated)} is not validated: another of its gates fails or is pending "
+                    "(`tierplan gates` lists them all)")
+    return verdict
 
 
 def text(summary: GateSummary, *, title: str, strict: bool = False) -> str:

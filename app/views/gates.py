@@ -143,11 +143,12 @@ class GateSummary:
     """What CI needs from the gates: each tier's, and the exit code they add up to."""
 
     tiers: tuple[TierGatesOut, ...]
+    partial: bool = False  # only the gates some runs decided (a push), not every gate of their tiers
 
     def only(self, keep: Callable[[GateOut], bool]) -> GateSummary:
         """The tiers that keep a gate, with only the gates kept (a tier's `validated` still counts all of its own)."""
         tiers = [t.model_copy(update={"gates": [g for g in t.gates if keep(g)]}) for t in self.tiers]
-        return GateSummary(tuple(t for t in tiers if t.gates))
+        return GateSummary(tuple(t for t in tiers if t.gates), partial=True)
 
     def results(self) -> list[GateOut]:
         return [g for t in self.tiers for g in t.gates]

@@ -14,7 +14,7 @@ from fastapi import APIRouter, File, Form, Header, Request, Response, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
-from app.db import jobs
+from app.db import jobs, repo
 from app.models.measurements import ImportOptionsForm
 from app.planning.model import MeasurementKind
 from app.services.campaigns import get_campaign
@@ -90,14 +90,19 @@ async def post_import(
 ) -> ImportResult:
     """Import benchmark results or a profile in one transaction, or preview it (`dry_run`), and say what the gates
     on its regimes and metrics make of it."""
+    keys = [k.strip() for k in includes.split(",") if k.strip()] if includes is not None else None
     with sessions.reader() as session:
         get_campaign(session, campaign_id)  # a 404 before the files are saved
+        known = {i.key for i in repo.interventions_of(session, campaign_id=campaign_id)}
+    unknown = [k for k in keys or [] if k not in known]
+    if unknown:  # before a byte is stored: a run must not be recorded as including nothing by a typo
+        raise FormInvalid({"includes": f"no intervention {', '.join(unknown)} in this campaign (it has "
+                                       f"{', '.join(sorted(known)) or 'none'})"})
     token = secrets.token_hex(16)
     batch = idempotency_key(key) or secrets.token_hex(16)
     folder = Path(settings.upload_dir) / token
     try:
         saved = await save_uploads(files, folder, settings.max_upload_mb * 1024 * 1024)
-        keys = [k.strip() for k in includes.split(",") if k.strip()] if includes is not None else None
         options = import_options(ImportOptionsForm(regime=regime, step_ms=step_ms, steps=steps, kind=kind,
                                                    includes=keys, measured_at=measured_at,
                                                    exclude_passes=exclude_passes, add_regimes=add_regimes))

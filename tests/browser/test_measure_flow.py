@@ -47,7 +47,7 @@ def test_recording_a_gate_check_turns_a_gate_from_pending_to_pass(server, page, 
 
 def test_an_absurd_value_needs_the_box_ticked_and_a_wrong_one_can_be_retracted(server, page, screenshot):
     page.goto(f"{server}/campaigns/1")
-    fill_measurement(page, "batch 1", "output_tok_s", "1e308", "typo", kind="baseline")
+    fill_measurement(page, "batch 1", "output_tok_s", "1e6", "typo", kind="baseline")
     error = page.locator('#measure [data-field="value"] .error')
     error.wait_for()
     assert "above the hardware ceiling of this regime (576 tok/s)" in error.inner_text()
@@ -58,7 +58,7 @@ def test_an_absurd_value_needs_the_box_ticked_and_a_wrong_one_can_be_retracted(s
     page.locator("#measure .saved").wait_for()
     page.goto(f"{server}/campaigns/1/regimes/1")
     page.click('tr[data-measurement] a:text-is("retract")')
-    page.fill("textarea[name=reason]", "typo: 1e308 instead of 13.08")
+    page.fill("textarea[name=reason]", "typo: 1e6 instead of 13.08")
     page.fill("input[name=by]", "ana")
     page.click("#edit-form button[type=submit]")
     page.wait_for_url(f"{server}/campaigns/1/regimes/1#history")
@@ -138,3 +138,30 @@ def test_importing_a_trace_shows_its_decode_steps_and_the_idle_share(server, pag
     assert page.locator('tr[data-role="prefill"]').count() == 1
     assert page.locator('tr[data-role="decode"]').count() == 6
     screenshot("import-preview-trace")
+
+
+def test_a_value_typed_while_logged_out_is_back_in_the_form_after_the_login(server, page, screenshot, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TIERPLAN_DATABASE_URL": f"sqlite:///{tmp_path / 'browser.db'}"}  # the server's
+    subprocess.run([sys.executable, "-m", "app.cli", "user", "add", "ana", "--password-stdin"], env=env, check=True,
+                   input="correct horse battery\n", capture_output=True, text=True, timeout=60)
+    page.goto(f"{server}/campaigns/1")
+    fill_measurement(page, "concurrency 16", "output_tok_s", "42.5", "nightly run 311")
+    page.wait_for_url("**/login?next=*")
+    page.fill("input[name=name]", "ana")
+    page.fill("input[name=password]", "correct horse battery")
+    page.click("form button[type=submit]")
+    page.wait_for_url(f"{server}/campaigns/1")
+    page.locator("#measure .draft-restored").wait_for()
+    assert page.input_value("#measure input[name=value]") == "42.5"
+    assert page.input_value("#measure input[name=note]") == "nightly run 311"
+    assert page.input_value("#measure select[name=regime]") == "concurrency 16"
+    assert page.locator("header a.who").inner_text() == "ana"
+    screenshot("plan-draft-restored-after-login")
+    page.click("#measure button[type=submit]")
+    saved = page.locator("#measure .saved:not(.draft-restored)")
+    saved.wait_for()
+    assert "Recorded output throughput = 42.5 tok/s" in saved.inner_text()

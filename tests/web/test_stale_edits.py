@@ -129,3 +129,17 @@ def test_a_new_row_sent_twice_with_its_key_is_stored_once(client, demo_id):
     made = client.post("/api/campaigns", json={"name": "once", "gpu_count": 1}, headers={"Idempotency-Key": "c" * 32})
     assert client.post("/api/campaigns", json={"name": "once", "gpu_count": 1},
                        headers={"Idempotency-Key": "c" * 32}).json()["id"] == made.json()["id"]
+
+
+def test_a_malformed_version_is_refused_as_stale_never_saved_blind(client, demo_id):
+    path = f"/campaigns/{demo_id}/regimes/1/edit"
+    form = opened(client, path)
+    for version in ("nan", "x" * 10_000, "-3", "1.5"):
+        refused = client.post(path, data=form | {"target_tok_s": "900", "version": version}, headers=HTMX)
+        assert refused.status_code == 409, version
+    assert client.get(f"/api/campaigns/{demo_id}/regimes/1").json()["target_tok_s"] == 1000
+    url = f"/api/campaigns/{demo_id}/interventions/1"
+    for header in ("garbage", '"1", "2"', 'W/"abc"'):
+        assert client.patch(url, json={"title": "blind"}, headers={"If-Match": header}).status_code == 412, header
+    assert client.patch(url, json={"title": "any"}, headers={"If-Match": "*"}).status_code == 200
+    assert client.get(url).json()["title"] == "any"
