@@ -16,9 +16,17 @@ from app.services import snapshots
 from app.services.campaigns import get_campaign
 
 
-def get_session(request: Request) -> Iterator[Session]:
-    """The request's session; a POST, PUT, PATCH or DELETE gets a writer's (BEGIN IMMEDIATE on SQLite). After
-    the request, the changes it committed get their figures in the plan's history (outside its transaction)."""
+async def body_first(request: Request) -> None:
+    """Read a change's body (bounded by the body limit) before its writer session begins: a client trickling its
+    body holds no write lock meanwhile. The body is kept on the request for the endpoint to parse."""
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        await request.body()
+
+
+def get_session(request: Request, _body: Annotated[None, Depends(body_first)]) -> Iterator[Session]:
+    """The request's session; a POST, PUT, PATCH or DELETE gets a writer's (BEGIN IMMEDIATE on SQLite), once its
+    body has arrived. After the request, the changes it committed get their figures in the plan's history
+    (outside its transaction)."""
     write = request.method not in ("GET", "HEAD", "OPTIONS")
     with new_session(request.app.state.engine, write=write) as session:
         yield session

@@ -45,7 +45,11 @@ def test_a_passing_result_exits_0_and_a_retry_stores_nothing_twice(server, tmp_p
     first = push(server, run)
     assert first.returncode == 0, first.stderr + first.stdout
     assert "PASS         batch 1: output throughput >= 40.0 tok/s" in first.stdout
-    assert "44.1 tok/s on 2026-11-20" in first.stdout and "every hard gate passes (exit 0)" in first.stdout
+    assert "44.1 tok/s on 2026-11-20" in first.stdout
+    assert "every hard gate passes among the gates these runs decided (exit 0); tier A is not validated: another " \
+           "of its gates fails or is pending" in first.stdout  # the concurrency-16 gate, which this run did not decide
+    unknown = tierplan("push", str(run), "--server", server, "--campaign", "1", "--includes", "A1,Z9")
+    assert unknown.returncode != 0 and "no intervention Z9 in this campaign" in unknown.stderr
     again = push(server, run)
     assert again.returncode == 0 and "already stored by an earlier push: nothing new" in again.stderr
     measurements = json.load(urllib.request.urlopen(f"{server}/api/campaigns/1/measurements"))

@@ -168,12 +168,12 @@ SPEC = {"intervention_id": "2", "kind": "spec_decode", "provenance": "assumed"}
     (SPEC | {"acceptance_low": "0.5", "acceptance_likely": "0.7", "acceptance_high": "0.8"}, "draft_tokens",
      "draft length"),
     (SPEC | {"draft_tokens": "1", "acceptance_low": "0.5", "acceptance_likely": "0.9", "acceptance_high": "1.2"},
-     "acceptance_likely", "between 0 and 1"),
+     "acceptance_high", "at most 1"),  # a rate's bound, at the field
     (SPEC | {"draft_tokens": "3", "acceptance_per_position": "0.8, 0.6"}, "acceptance_per_position", "give 3 rates"),
     (SPEC | {"draft_tokens": "2", "acceptance_per_position": "0.8, x"}, "acceptance_per_position",
      "comma-separated"),
     ({"intervention_id": "3", "kind": "launch_overhead", "removed_low": "0.9", "removed_likely": "1",
-      "removed_high": "1.5"}, "removed_likely", "between 0 and 1"),
+      "removed_high": "1.5"}, "removed_high", "at most 1"),
 ])
 def test_the_cores_objection_to_an_effect_shows_at_the_field_it_names(client, demo_id, form, where, says):
     response = client.post(f"/campaigns/{demo_id}/effects/new", data={"provenance": "assumed"} | form, headers=HTMX)
