@@ -18,7 +18,7 @@ from app.config import Settings, get_settings
 from app.db.engine import make_engine
 from app.models.fields import field_errors
 from app.planning.model import PlanningError
-from app.services.errors import FormInvalid, NotFound, Stale
+from app.services.errors import Conflicting, FormInvalid, NotFound, Stale
 from app.web import (
     account_pages,
     api,
@@ -147,6 +147,10 @@ def _error_page(request: Request, status: int, title: str, message: str):
     return render(request, "error.html", {"title": title, "message": message}, status=status)
 
 
+def _status_of(exc: FormInvalid) -> int:
+    return 409 if isinstance(exc, Conflicting) else 422
+
+
 def _install_error_pages(app: FastAPI) -> None:
     @app.exception_handler(NotFound)
     async def not_found(request: Request, exc: NotFound):
@@ -156,8 +160,8 @@ def _install_error_pages(app: FastAPI) -> None:
     async def form_invalid(request: Request, exc: FormInvalid):
         if _wants_json(request):
             return JSONResponse({"detail": "invalid input", "errors": exc.errors, "confirmable": exc.confirmable},
-                                status_code=422)
-        return _error_page(request, 422, "Invalid input", str(exc))
+                                status_code=_status_of(exc))
+        return _error_page(request, _status_of(exc), "Invalid input", str(exc))
 
     @app.exception_handler(RequestValidationError)
     async def request_invalid(request: Request, exc: RequestValidationError):

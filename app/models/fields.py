@@ -6,7 +6,7 @@ form needs (`widget`, `placeholder`, `show_for`). Every message a user sees for 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from enum import Enum
 from types import NoneType, UnionType
@@ -16,7 +16,7 @@ from pydantic import AfterValidator, AllowInfNan, BaseModel, ConfigDict, Validat
 from pydantic import Field as PydanticField
 from pydantic_core import ErrorDetails
 
-from app.services.errors import FormInvalid
+from app.services.errors import Conflicting, FormInvalid
 from app.services.forms import Field
 
 INT32_MAX = 2**31 - 1  # PostgreSQL's integer: larger whole numbers are refused at the field, not by the database
@@ -29,14 +29,15 @@ EARLIEST, LATEST = datetime(2000, 1, 1, tzinfo=UTC), datetime(2100, 1, 1, tzinfo
 def _as_utc(value: datetime | None) -> datetime | None:
     if value is None:  # an update model's field left out
         return value
-    value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    if not EARLIEST <= value < LATEST:  # "-1" parses as a Unix time in 1969
+    if not EARLIEST.year <= value.year < LATEST.year:  # "-1" parses as a Unix time in 1969
         raise ValueError(f"must lie between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d}")
-    return value
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
 """A date and time; one typed without a zone is UTC."""
+DATE_PATTERN = f"^({'|'.join(str(c) for c in range(EARLIEST.year // 100, LATEST.year // 100))})[0-9]{{2}}-"
+"""What the document says of a UtcDatetime: its year (as typed) lies in EARLIEST.year..LATEST.year - 1."""
 LARGEST, SMALLEST = 1e9, 1e-9  # no quantity tierplan stores (tok/s, ms, GB/s, days, bytes) lies outside these
 
 
@@ -58,9 +59,66 @@ Int = Annotated[int, PydanticField(le=INT32_MAX)]
 M = TypeVar("M", bound=BaseModel)
 
 
+def described(examples: Sequence[Mapping[str, Any]] = ()) -> Callable[[dict[str, Any], type[Any]], None]:
+    """The `json_schema_extra` of an Input: its bounds in JSON Schema's words, and its examples. The document
+    says exactly what a field takes (API clients and schemathesis read it), where pydantic would leave a bound
+    on an optional field as a bare `ge`, and cannot see what `Number` and `UtcDatetime` refuse."""
+
+    def extra(schema: dict[str, Any], model: type[Any]) -> None:
+        for name, prop in schema.get("properties", {}).items():
+            schema["properties"][name] = _in_json_schema(prop)
+        if examples:
+            schema["examples"] = [dict(e) for e in examples]
+    return extra
+
+
+_KEYWORDS = {"ge": "minimum", "gt": "exclusiveMinimum", "le": "maximum", "lt": "exclusiveMaximum"}
+
+
+def _in_json_schema(node: dict[str, Any]) -> dict[str, Any]:
+    if "anyOf" in node:
+        options = [_in_json_schema(option) for option in node["anyOf"]]
+        node["anyOf"] = [flat for option in options
+                         for flat in (option["anyOf"] if option.keys() == {"anyOf"} else [option])]
+        return node
+    if isinstance(node.get("items"), dict):
+        node["items"] = _in_json_schema(node["items"])
+    for bare, keyword in _KEYWORDS.items():
+        if bare in node:
+            node[keyword] = node.pop(bare)
+    if node.get("type") == "number":
+        return _physical_schema(node)
+    if node.get("type") == "string" and node.get("format") == "date-time":
+        node["pattern"] = DATE_PATTERN
+    elif node.get("type") == "string" and "enum" not in node:
+        node["pattern"] = "^[^\\x00]*$"  # Input._no_nul
+    return node
+
+
+def _physical_schema(node: dict[str, Any]) -> dict[str, Any]:
+    """A number node as `_physical` takes it: 0, or between SMALLEST and LARGEST in size, within its own bounds
+    (its title, help and default stay on the node)."""
+    low, above = node.pop("minimum", None), node.pop("exclusiveMinimum", None)
+    high = min(node.pop("maximum", LARGEST), LARGEST)
+    node.pop("type")
+    if above is not None and above > 0:
+        ranges = [{"type": "number", "exclusiveMinimum": above, "maximum": high}]
+    else:
+        ranges = [{"type": "number", "minimum": max(SMALLEST, low or 0), "maximum": high}]
+        floor = low if low is not None else above
+        if floor is None or floor < 0 or low == 0:
+            ranges.insert(0, {"type": "number", "enum": [0]})
+        if floor is None or floor < 0:
+            least = {"exclusiveMinimum": above} if above is not None else {"minimum": max(-LARGEST, low or -LARGEST)}
+            ranges.append({"type": "number", **least, "maximum": -SMALLEST})
+    return node | ranges[0] if len(ranges) == 1 else node | {"anyOf": ranges}
+
+
 class Input(BaseModel):
     """A body a user fills, through a form or as JSON. No text of it may hold a NUL character: PostgreSQL
     refuses them, so SQLite must not take them either."""
+
+    model_config = ConfigDict(json_schema_extra=described())
 
     @field_validator("*", mode="after")
     @classmethod
@@ -72,10 +130,12 @@ class Input(BaseModel):
 
 
 def field(title: str, *, help: str = "", widget: str = "", placeholder: str = "", show_for: Sequence[str] = (),
-          labels: Mapping[str, str] | None = None, **constraints: Any) -> Any:
-    """A model field with its form label (`title`), help text and constraints (pydantic's ge, gt, max_length...)."""
+          labels: Mapping[str, str] | None = None, choices: Sequence[str] = (), **constraints: Any) -> Any:
+    """A model field with its form label (`title`), help text and constraints (pydantic's ge, gt, max_length...).
+    `choices`: the only values a text field takes, fixed by tierplan (a metric's name), not by the campaign's rows;
+    the document lists them."""
     extra: dict[str, Any] = {k: v for k, v in (("widget", widget), ("placeholder", placeholder),
-                                               ("show_for", list(show_for))) if v}
+                                               ("show_for", list(show_for)), ("enum", list(choices))) if v}
     if labels:
         extra["labels"] = dict(labels)
     return PydanticField(title=title, description=help or None, json_schema_extra=extra or None, **constraints)
@@ -83,7 +143,7 @@ def field(title: str, *, help: str = "", widget: str = "", placeholder: str = ""
 
 def example(**values: Any) -> ConfigDict:
     """A model's example body, as /docs shows it (tests/web/test_api_examples.py checks each one validates)."""
-    return ConfigDict(json_schema_extra={"examples": [values]})
+    return ConfigDict(json_schema_extra=described([values]))
 
 
 def update_model(create: type[BaseModel], name: str, changes: dict[str, Any]) -> type[BaseModel]:
@@ -96,7 +156,7 @@ def update_model(create: type[BaseModel], name: str, changes: dict[str, Any]) ->
         annotation: Any = info.annotation
         fields[field_name] = (annotation | None, copy)
     model = create_model(name, __base__=Input, __doc__=f"Changes to some fields of a {create.__name__}.", **fields)
-    model.model_config["json_schema_extra"] = {"examples": [changes]}
+    model.model_config["json_schema_extra"] = described([changes])
     model.model_rebuild(force=True)
     return model
 
@@ -199,7 +259,9 @@ def validated(model: type[M], values: Mapping[str, Any]) -> M:
 
 
 def check_options(parsed: BaseModel, options: Options) -> None:
-    """FormInvalid unless every id field names one of its `options` (the campaign's tiers, regimes...)."""
+    """Nothing, when every id field names one of its `options` (the campaign's tiers, regimes...). Otherwise
+    FormInvalid when a field's choices are fixed (a metric: the request can never succeed), Conflicting when
+    they are the campaign's rows (it can once the campaign has that row)."""
     errors = {}
     for name, choices in options.items():
         allowed = {key for key, _ in choices}
@@ -208,8 +270,15 @@ def check_options(parsed: BaseModel, options: Options) -> None:
                    if v is not None and str(v) not in allowed]
         if unknown:
             errors[name] = f"unknown choice: {', '.join(unknown)}"
-    if errors:
+    if any(_fixed(type(parsed), name) for name in errors):
         raise FormInvalid(errors)
+    if errors:
+        raise Conflicting(errors)
+
+
+def _fixed(model: type[BaseModel], name: str) -> bool:
+    extra = model.model_fields[name].json_schema_extra if name in model.model_fields else None
+    return isinstance(extra, dict) and "enum" in extra
 
 
 def plain_values(model: BaseModel) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ValidationInfo, field_validator
 
 from app.models.fields import Input, Int, Number, UtcDatetime, example, field
+from app.planning.metrics import METRICS
 from app.planning.model import MeasurementKind
 
 KIND_LABELS = {"baseline": "baseline: the projection starts from it",
@@ -22,8 +23,8 @@ class MeasurementCreate(Input):
                            note="SGLang main + tuned FP8 configs, --speculative-num-steps 1")
 
     regime: str = field("Regime", min_length=1, max_length=100)
-    metric: str = field("Metric", default="output_tok_s", max_length=50)
-    value: Number = field("Value", placeholder="e.g. 45.2")
+    metric: str = field("Metric", default="output_tok_s", max_length=50, choices=list(METRICS))
+    value: Number = field("Value", placeholder="e.g. 45.2", ge=0)
     kind: MeasurementKind = field("Recorded as", default=MeasurementKind.BASELINE, labels=KIND_LABELS,
                                   help="a baseline starts the projection; a gate check only judges gates")
     includes: list[str] | None = field(

@@ -160,7 +160,7 @@ class GateCreate(Input):
 
     tier_id: int = field("Tier")
     regime_id: int = field("Regime")
-    metric: str = field("Metric", default="output_tok_s", max_length=50)
+    metric: str = field("Metric", default="output_tok_s", max_length=50, choices=[k for k, _ in METRIC_OPTIONS])
     comparator: Comparator = field("Passes when the value is", default=Comparator.AT_LEAST, labels=COMPARATOR_LABELS)
     threshold: Number | None = field("Threshold", default=None, ge=0,
                                      help="in the metric's unit; blank: judged on the change over the baseline only")
@@ -196,7 +196,7 @@ class SloCreate(Input):
     model_config = example(metric="p99_ttft_ms", comparator="<=", threshold=2000, provenance="reported",
                            note="the product's interactive SLO")
 
-    metric: str = field("Metric", default="p99_ttft_ms", max_length=50)
+    metric: str = field("Metric", default="p99_ttft_ms", max_length=50, choices=[k for k, _ in SLO_METRIC_OPTIONS])
     comparator: Comparator = field("Met when the value is", default=Comparator.AT_MOST, labels=COMPARATOR_LABELS)
     threshold: Number = field("Threshold", ge=0, help="in the metric's unit (ms for latencies)")
     provenance: Provenance = provenance("Objective comes from", Provenance.REPORTED)

@@ -58,8 +58,8 @@ class ModelSpecCreate(Input):
     routed_experts: Int = field("Routed experts E (0 if dense)", default=0, ge=0)
     experts_per_token: Int = field("Experts a token k", default=0, ge=0)
     shared_experts: Int = field("Shared experts", default=0, ge=0)
-    dense_bytes_per_weight: Number = field("Bytes a dense weight", gt=0)
-    expert_bytes_per_weight: Number = field("Bytes an expert weight", gt=0)
+    dense_bytes_per_weight: Number = field("Bytes a dense weight", gt=0, le=8)  # FP64 at most
+    expert_bytes_per_weight: Number = field("Bytes an expert weight", gt=0, le=8)
     kv_bytes_per_token: Number = field("KV-cache bytes a token (all layers)", default=0.0, ge=0)
     compute_dtype: ComputeDtype = field("Compute data type", default=ComputeDtype.FP8,
                                         labels={"bf16": "BF16", "fp8": "FP8", "fp4": "FP4"})

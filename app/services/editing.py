@@ -25,7 +25,7 @@ from app.planning import model as core
 from app.planning.model import Comparator, PlanningError, Severity, Status, ThreePoint
 from app.planning.stats import Aggregation
 from app.services.change_text import change_text
-from app.services.errors import FormInvalid, NotFound, Stale
+from app.services.errors import AgainstCampaign, Conflicting, FormInvalid, NotFound, Stale, conflicting, refusal
 from app.services.forms import Field, Form, idempotency_key, version_of
 from app.services.row_labels import gate_label, slo_label
 from app.services.snapshots import keep_snapshot
@@ -93,8 +93,11 @@ def save_changes(session: Session, editor: Editor, campaign_id: int, row: Any, c
                  now: datetime, seen_version: int | None = None, by: str = "") -> Any:
     """Apply an XUpdate (the fields it sets) to the row; commits once."""
     merged = editor.values_of(session, row) | changes.model_dump(exclude_unset=True)
-    values = validated(editor.create, merged)
-    return save(session, editor, campaign_id, row, values, now=now, seen_version=seen_version, by=by)
+    try:  # each field was checked on its own; what fails now is a rule with the row's other values
+        values = validated(editor.create, merged)
+        return save(session, editor, campaign_id, row, values, now=now, seen_version=seen_version, by=by)
+    except FormInvalid as exc:
+        raise conflicting(exc) from None
 
 
 def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: BaseModel, *, now: datetime,
@@ -119,7 +122,7 @@ def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: B
     stored, errors = editor.apply(session, campaign_id, row, plain_values(values), now)
     if errors:
         session.rollback()
-        raise FormInvalid(errors)
+        raise refusal(errors)
     session.add(stored)
     session.flush()
     detail = change_text(editor.create, before, editor.values_of(session, stored)) if before is not None else ""
@@ -139,7 +142,7 @@ def _created_with(session: Session, editor: Editor, campaign_id: int, key: str) 
     if found is None:
         return None
     if found.kind != editor.kind[:20]:
-        raise FormInvalid({"__all__": "that idempotency key was used for something else: send a new one"})
+        raise Conflicting({"__all__": "that idempotency key was used for something else: send a new one"})
     earlier = session.get(editor.table, found.result_id)
     if earlier is not None and campaign_id and getattr(earlier, "campaign_id", campaign_id) != campaign_id:
         raise NotFound("that idempotency key belongs to another campaign's row")
@@ -237,7 +240,7 @@ def _set(row: Any, values: dict[str, Any], names: tuple[str, ...]) -> None:
 def _unique(session: Session, table, campaign_id: int, row, column: str, value: str, noun: str) -> dict[str, str]:
     for other in links.find_by(session, table=table, campaign_id=campaign_id, column=column, value=value):
         if row is None or other.id != row.id:
-            return {column: f"{value!r} is already the {column} of another {noun}"}
+            return {column: AgainstCampaign(f"{value!r} is already the {column} of another {noun}")}
     return {}
 
 
@@ -302,9 +305,10 @@ def _intervention_apply(session, campaign_id, row, values, now):
     if row.landed_at is None and row.status in (Status.LANDED.value, Status.VALIDATED.value):
         row.landed_at = now
     if row.id is not None and row.id in required:
-        errors["prerequisite_ids"] = "an intervention cannot need itself"
+        errors["prerequisite_ids"] = AgainstCampaign("an intervention cannot need itself")
     elif row.id is not None and _creates_cycle(session, row.id, required):
-        errors["prerequisite_ids"] = "that would make a cycle: one of these already needs this intervention"
+        errors["prerequisite_ids"] = AgainstCampaign(
+            "that would make a cycle: one of these already needs this intervention")
     if errors:
         return row, errors
     session.add(row)

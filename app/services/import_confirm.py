@@ -17,7 +17,7 @@ from app.planning.baselines import newest_baselines
 from app.planning.checks import check_reading
 from app.services import snapshots
 from app.services.analysis import core_campaign
-from app.services.errors import FormInvalid, NotFound
+from app.services.errors import Conflicting, FormInvalid, NotFound
 from app.services.import_rows import LISTED, MeasurementRow, read_rows
 from app.services.imports import Preview, mark_duplicates, problem_line, reading_of
 from app.services.measurements import load_rows
@@ -60,9 +60,9 @@ def confirm_import(
         mark_duplicates(session, campaign_id, preview.files)
         duplicates = [f"{f.name} (same content as {f.duplicate_of})" for f in preview.files if f.duplicate_of]
         if duplicates:
-            raise FormInvalid({"files": "already imported, so not counted twice: " + "; ".join(duplicates)})
+            raise Conflicting({"files": "already imported, so not counted twice: " + "; ".join(duplicates)})
         if preview.problems:
-            raise FormInvalid({"regime": preview.problems[0]})
+            raise Conflicting({"regime": preview.problems[0]})
         regimes = {r.name: r for r in repo.regimes_of(session, campaign_id=campaign_id)}
         for added in preview.new_regimes:
             if added["name"] not in regimes:
@@ -127,7 +127,7 @@ def _settle(session, campaign_id: int, preview: Preview, *, now, measured_at, co
             position += 1
     if confirmations and not confirmed:
         more = len(confirmations) - len(warnings)
-        raise FormInvalid({"confirm": "; ".join(warnings) + (f"; and {more:,} more" if more > 0 else "")},
+        raise Conflicting({"confirm": "; ".join(warnings) + (f"; and {more:,} more" if more > 0 else "")},
                           confirmable=True)
     return confirmations
 

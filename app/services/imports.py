@@ -26,7 +26,7 @@ from app.planning.checks import Reading, check_reading
 from app.planning.metrics import metric_label, metric_unit
 from app.planning.runs_kept import RunsKept
 from app.services.analysis import core_campaign
-from app.services.errors import FormInvalid
+from app.services.errors import Conflicting, FormInvalid
 from app.services.import_effects import measurement_consequences, mismatches, profile_consequences
 from app.services.import_profiles import ProfileDraft, profile_draft, read_text
 from app.services.import_rows import (
@@ -142,7 +142,7 @@ def preview_import(
                                     f"({', '.join(profiles)}) separately: nothing was imported"})
     regimes = repo.regimes_of(session, campaign_id=campaign_id)
     if options.regime and options.regime not in {r.name for r in regimes}:
-        raise FormInvalid({"regime": f"unknown regime {options.regime!r}"})
+        raise Conflicting({"regime": f"unknown regime {options.regime!r}"})
     rows = repo.load_campaign(session, campaign_id=campaign_id)
     if kinds == {"profile"}:
         draft = profile_draft(session, campaign_id, infos, options, regimes, rules_of(session, campaign_id),

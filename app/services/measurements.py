@@ -24,7 +24,7 @@ from app.planning.metrics import METRICS
 from app.planning.model import Status
 from app.services import runs, snapshots
 from app.services.analysis import core_campaign
-from app.services.errors import FormInvalid, NotFound
+from app.services.errors import Conflicting, FormInvalid, NotFound
 from app.services.forms import Field
 from app.services.plan import Plan, plan_of
 from app.services.snapshots import keep_snapshot, measurement_cause
@@ -74,13 +74,16 @@ def load_rows(session: Session, campaign_id: int) -> CampaignRows:
     return rows
 
 
-def raise_for(problems: list[Problem], confirmed: bool) -> str:
-    """FormInvalid for errors, or for warnings not confirmed; the confirmed warnings' text otherwise."""
+def raise_for(problems: list[Problem], confirmed: bool, reading: Reading, now: datetime) -> str:
+    """FormInvalid for an error of the reading itself (a value its metric cannot take); Conflicting for an error
+    against the campaign or the clock (a date in the future), or for warnings not confirmed; the confirmed
+    warnings' text otherwise."""
     errors = [p for p in problems if not p.confirmable]
+    own = [p for p in value_errors(reading, now) if p.field == "value"]
     if errors:
-        raise FormInvalid(_by_field(errors))
+        raise (FormInvalid if any(p in own for p in errors) else Conflicting)(_by_field(errors))
     if problems and not confirmed:
-        raise FormInvalid(_by_field(problems), confirmable=True)
+        raise Conflicting(_by_field(problems), confirmable=True)
     return "; ".join(p.message for p in problems)
 
 
@@ -170,11 +173,13 @@ def _checked(rows: CampaignRows, values: MeasurementCreate, *, now: datetime, so
                                 + ", ".join(r.name for r in regimes))
         if "includes" in errors:
             errors["includes"] += "; this campaign's interventions are " + ", ".join(i.key for i in interventions)
-        raise FormInvalid(errors | _value_problems(values.model_dump(), errors, now)) from None
+        more = _value_problems(values.model_dump(), errors, now)
+        kind = Conflicting if isinstance(exc, Conflicting) and not more else FormInvalid
+        raise kind(errors | more) from None
     measured_at = values.measured_at or now
     includes = values.includes if values.includes is not None else default_includes(interventions, measured_at)
     reading = Reading(values.regime, values.metric, values.value, measured_at, values.kind, frozenset(includes))
-    confirmed = raise_for(problems_of(rows, [reading], now=now)[0], values.confirm)
+    confirmed = raise_for(problems_of(rows, [reading], now=now)[0], values.confirm, reading, now)
     regime = next(r for r in regimes if r.name == values.regime)
     by_key = {i.key: pk(i) for i in interventions}
     ids = [by_key[k] for k in includes]
@@ -243,7 +248,7 @@ def retract_measurement(
         if measurement is None:
             raise NotFound(f"no measurement {measurement_id} in campaign {campaign_id}")
         if measurement.retracted_at is not None:
-            raise FormInvalid({"reason": f"already retracted on {measurement.retracted_at:%Y-%m-%d %H:%M} UTC by "
+            raise Conflicting({"reason": f"already retracted on {measurement.retracted_at:%Y-%m-%d %H:%M} UTC by "
                                          f"{measurement.retracted_by}: {measurement.retraction_reason}"})
         measurement.retracted_at, measurement.retracted_by = now, values.by
         measurement.retraction_reason = values.reason

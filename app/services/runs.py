@@ -14,7 +14,7 @@ from app.db import history, history_reads, repo
 from app.db.tables import Measurement, Regime, pk
 from app.models.fields import parse_form
 from app.models.measurements import HistoryQuery, MeasurementPublic, RunPoint, RunStretch
-from app.services.errors import FormInvalid, NotFound
+from app.services.errors import Conflicting, NotFound
 from app.services.kept import kept
 from app.services.records import measurement_public
 
@@ -60,7 +60,7 @@ def history_query(data: Mapping[str, Any]) -> HistoryQuery:
 def runs_page(session: Session, campaign_id: int, *, regime: str | None = None,
               query: HistoryQuery | None = None, limit: int = PAGE_RUNS) -> RunsPage:
     """Up to `limit` runs of the campaign (of one regime; of the query's metric and dates), newest first, older
-    than the query's `before` run; NotFound for an unknown regime, FormInvalid for a `before` run that is gone."""
+    than the query's `before` run; NotFound for an unknown regime, Conflicting for a `before` run that is gone."""
     query = query or HistoryQuery()
     regimes = _regimes(session, campaign_id, regime)
     since = datetime.combine(query.since, time(), tzinfo=UTC) if query.since else None
@@ -70,7 +70,7 @@ def runs_page(session: Session, campaign_id: int, *, regime: str | None = None,
                                        since=since, until=until, before_id=query.before,
                                        limit=min(max(limit, 1), MAX_PAGE_RUNS))
     except LookupError as exc:
-        raise FormInvalid({"before": str(exc)}) from None
+        raise Conflicting({"before": str(exc)}) from None
     return RunsPage(_public(session, campaign_id, page.rows, {pk(r): r.name for r in regimes}), page.next_before)
 
 

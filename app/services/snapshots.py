@@ -23,7 +23,7 @@ from app.db.engine import Sessions
 from app.db.snapshot_tables import PlanSnapshot
 from app.planning.metrics import metric_label
 from app.services.analysis import Analysis, analyse
-from app.services.errors import FormInvalid, NotFound
+from app.services.errors import Conflicting, NotFound
 from app.views import formatting as fmt
 
 FIGURES = 4  # significant figures kept
@@ -188,23 +188,23 @@ def measurement_cause(metric: str, value: float, unit: str, regime: str, kind: s
 
 def history_of(session: Session, campaign_id: int, *, after: int | None = None, limit: int | None = None
                ) -> list[Snapshot]:
-    """The campaign's snapshots, oldest first (newer than snapshot `after`, at most `limit`); FormInvalid when
+    """The campaign's snapshots, oldest first (newer than snapshot `after`, at most `limit`); Conflicting when
     `after` is gone."""
     try:
         rows = snapshots.snapshots_of(session, campaign_id=campaign_id, after_id=after, limit=limit)
     except LookupError as exc:
-        raise FormInvalid({"after": str(exc)}) from None
+        raise Conflicting({"after": str(exc)}) from None
     return [_snapshot(s) for s in rows]
 
 
 def newest_history(session: Session, campaign_id: int, *, since: datetime | None = None, before: int | None = None,
                    limit: int = 50) -> list[Snapshot]:
-    """Up to `limit` snapshots, newest first, taken since `since`, older than snapshot `before`; FormInvalid when
+    """Up to `limit` snapshots, newest first, taken since `since`, older than snapshot `before`; Conflicting when
     `before` is gone."""
     try:
         rows = snapshots.newest_snapshots(session, campaign_id=campaign_id, since=since, before_id=before, limit=limit)
     except LookupError as exc:
-        raise FormInvalid({"before": str(exc)}) from None
+        raise Conflicting({"before": str(exc)}) from None
     return [_snapshot(s) for s in rows]
 
 

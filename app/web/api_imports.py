@@ -15,10 +15,11 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
 from app.db import jobs, repo
+from app.models.fields import DATE_PATTERN, LARGEST, SMALLEST, validated
 from app.models.measurements import ImportOptionsForm
 from app.planning.model import MeasurementKind
 from app.services.campaigns import get_campaign
-from app.services.errors import FormInvalid
+from app.services.errors import Conflicting, FormInvalid
 from app.services.forms import idempotency_key
 from app.services.gates import summary_of
 from app.services.import_confirm import batch_imported, confirm_import, imports_of, undo_import
@@ -70,15 +71,17 @@ class ImportRecordOut(BaseModel):
 @router.post("/campaigns/{campaign_id:id}/imports", response_model=ImportResult, status_code=201)
 async def post_import(
     request: Request, campaign_id: int, sessions: SessionsDep, settings: SettingsDep, now: NowDep,
-    files: Annotated[list[UploadFile], File(description="benchmark results or profiles; the format is read")],
+    files: Annotated[list[UploadFile], File(description="benchmark results or profiles; the format is read", min_length=1)],
     regime: Annotated[str | None, Form(description="the regime (benchmarks: default by concurrency)")] = None,
-    step_ms: Annotated[float | None, Form(gt=0, description="profiles: the measured step time in ms")] = None,
+    step_ms: Annotated[float | None, Form(ge=SMALLEST, le=LARGEST,
+                                          description="profiles: the measured step time in ms")] = None,
     steps: Annotated[int | None, Form(ge=1, le=2**31 - 1, description="profiles: steps the trace covers")] = None,
     kind: Annotated[MeasurementKind, Form(description="benchmarks: baseline or gate check")] = MeasurementKind.BASELINE,
     add_regimes: Annotated[bool, Form(description=(
         "benchmarks: a regime for each run's concurrency none has (a sweep), workload and target assumed"))] = False,
     includes: Annotated[str | None, Form(description="comma-separated intervention keys the runs include")] = None,
-    measured_at: Annotated[datetime | None, Form(description="when undated runs were measured (UTC)")] = None,
+    measured_at: Annotated[datetime | None, Form(description="when undated runs were measured (UTC)",
+                                                 json_schema_extra={"pattern": DATE_PATTERN})] = None,
     exclude_passes: Annotated[int, Form(ge=0, le=10_000, description="traces: leave out the first N passes")] = 0,
     confirm: Annotated[bool, Form(description="import values the checks flag as unlikely")] = False,
     dry_run: Annotated[bool, Form(description="preview only: write nothing, list every problem")] = False,
@@ -94,18 +97,21 @@ async def post_import(
     with sessions.reader() as session:
         get_campaign(session, campaign_id)  # a 404 before the files are saved
         known = {i.key for i in repo.interventions_of(session, campaign_id=campaign_id)}
+        regimes = [r.name for r in repo.regimes_of(session, campaign_id=campaign_id)]
+    if regime and regime not in regimes:
+        raise Conflicting({"regime": f"unknown regime {regime!r}; this campaign has: {', '.join(regimes)}"})
     unknown = [k for k in keys or [] if k not in known]
     if unknown:  # before a byte is stored: a run must not be recorded as including nothing by a typo
-        raise FormInvalid({"includes": f"no intervention {', '.join(unknown)} in this campaign (it has "
+        raise Conflicting({"includes": f"no intervention {', '.join(unknown)} in this campaign (it has "
                                        f"{', '.join(sorted(known)) or 'none'})"})
     token = secrets.token_hex(16)
     batch = idempotency_key(key) or secrets.token_hex(16)
     folder = Path(settings.upload_dir) / token
     try:
         saved = await save_uploads(files, folder, settings.max_upload_mb * 1024 * 1024)
-        options = import_options(ImportOptionsForm(regime=regime, step_ms=step_ms, steps=steps, kind=kind,
-                                                   includes=keys, measured_at=measured_at,
-                                                   exclude_passes=exclude_passes, add_regimes=add_regimes))
+        options = import_options(validated(ImportOptionsForm, {
+            "regime": regime, "step_ms": step_ms, "steps": steps, "kind": kind, "includes": keys,
+            "measured_at": measured_at, "exclude_passes": exclude_passes, "add_regimes": add_regimes}))
         if not saved:
             raise FormInvalid({"files": "choose at least one file"})
         parse = ParseRequest(settings.database_url, token, campaign_id, saved, options, now, ParseLimits.of(settings),

@@ -1,4 +1,4 @@
-"""The two error shapes every API operation documents: 404 and the one 422."""
+"""The error shapes every API operation documents: 400 and 404, and 409 and 422 with a message a field."""
 
 from __future__ import annotations
 
@@ -34,6 +34,13 @@ STALE_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: {"model": Problem, "description": "The body could not be read: not JSON, or not UTF-8"},
     404: {"model": Problem, "description": "The campaign or row named in the path does not exist"},
-    422: {"model": Invalid, "description": "Invalid input, with a message for each field; nothing was written"},
+    409: {"model": Invalid, "description": (
+        "Well formed, but at odds with what the campaign holds now: a regime, tier or intervention it does not "
+        "have, a key or name another row has, a run already retracted or gone, a change that breaks a rule with "
+        "the row's other values, or values flagged against the history (`confirmable`: send them again with "
+        "`confirm: true`). A message for each field; nothing was written")},
+    422: {"model": Invalid, "description": (
+        "Invalid input, whatever the campaign holds: a message for each field; nothing was written")},
 }
