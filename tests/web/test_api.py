@@ -51,7 +51,7 @@ def test_posting_a_gate_check_moves_the_gate_not_the_projection(client, demo_id)
 def test_a_gate_passing_baseline_that_leaves_out_its_tier_needs_confirming(client, demo_id):
     body = {"regime": "concurrency 16", "metric": "output_tok_s", "value": 41.5}
     refused = client.post(f"/api/campaigns/{demo_id}/measurements", json=body)
-    assert refused.status_code == 422 and refused.json()["confirmable"] is True
+    assert refused.status_code == 409 and refused.json()["confirmable"] is True
     assert "does not include A1, A2" in refused.json()["errors"]["kind"]
     with_work = client.post(f"/api/campaigns/{demo_id}/measurements", json={**body, "includes": ["A1", "A2"]})
     assert with_work.status_code == 201 and with_work.json()["includes"] == ["A1", "A2"]
@@ -64,7 +64,7 @@ def test_a_gate_passing_baseline_that_leaves_out_its_tier_needs_confirming(clien
 def test_an_absurd_value_is_refused_unless_confirmed_and_then_says_so(client, demo_id):
     body = {"regime": "batch 1", "metric": "output_tok_s", "value": 1e6, "kind": "gate check"}
     refused = client.post(f"/api/campaigns/{demo_id}/measurements", json=body)
-    assert refused.status_code == 422 and refused.json()["confirmable"] is True
+    assert refused.status_code == 409 and refused.json()["confirmable"] is True
     assert "above the hardware ceiling" in refused.json()["errors"]["value"]
     assert len(client.get(f"/api/campaigns/{demo_id}/measurements").json()) == 2  # nothing stored
     stored = client.post(f"/api/campaigns/{demo_id}/measurements", json={**body, "confirm": True})
@@ -79,18 +79,24 @@ def test_a_measurement_is_retracted_through_the_api(client, demo_id):
     assert response.json()["retracted_by"] == "ana" and response.json()["retraction_reason"] == "debug build"
     again = client.post(f"/api/campaigns/{demo_id}/measurements/{measurement['id']}/retract",
                         json={"reason": "twice", "by": "ana"})
-    assert again.status_code == 422 and "already retracted" in again.json()["errors"]["reason"]
+    assert again.status_code == 409 and "already retracted" in again.json()["errors"]["reason"]
     missing = client.post(f"/api/campaigns/{demo_id}/measurements/999/retract", json={"reason": "x", "by": "y"})
     assert missing.status_code == 404
 
 
 def test_a_bad_measurement_is_422_with_the_field_named(client, demo_id):
     response = client.post(f"/api/campaigns/{demo_id}/measurements",
-                           json={"regime": "batch 99", "metric": "output_tok_s", "value": -1})
-    assert response.status_code == 422
+                           json={"regime": "batch 99", "metric": "output_tok_s", "value": 0})
+    assert response.status_code == 422  # a zero throughput can never be recorded, whatever the campaign holds
     errors = response.json()["errors"]
     assert set(errors) == {"regime", "value"}
     assert response.json()["confirmable"] is False
+    unknown = client.post(f"/api/campaigns/{demo_id}/measurements",
+                          json={"regime": "batch 99", "metric": "output_tok_s", "value": 10})
+    assert unknown.status_code == 409 and set(unknown.json()["errors"]) == {"regime"}  # it can once it has the regime
+    negative = client.post(f"/api/campaigns/{demo_id}/measurements",
+                           json={"regime": "batch 1", "metric": "output_tok_s", "value": -1})
+    assert negative.status_code == 422 and negative.json()["errors"] == {"value": "must be at least 0"}
 
 
 def test_an_unknown_campaign_is_404_json(client):

@@ -72,11 +72,11 @@ def test_bad_bodies_get_one_422_shape_with_a_message_a_field_and_nothing_written
                               "input_tokens": "must be a whole number", "target_tok_s": "must be greater than 0"}
     duplicate = client.post(f"/api/campaigns/{demo_id}/regimes", json={
         "name": "batch 1", "concurrency": 1, "input_tokens": 1, "output_tokens": 1, "target_tok_s": 1})
-    assert duplicate.status_code == 422 and "already the name" in duplicate.json()["errors"]["name"]
+    assert duplicate.status_code == 409 and "already the name" in duplicate.json()["errors"]["name"]
     other_campaign = client.post("/api/campaigns", json={"name": "other", "gpu_count": 1}).json()["id"]
     foreign = client.post(f"/api/campaigns/{other_campaign}/gates", json={
         "tier_id": 1, "regime_id": 1, "threshold": 1})
-    assert foreign.status_code == 422 and foreign.json()["errors"]["tier_id"].startswith("unknown choice")
+    assert foreign.status_code == 409 and foreign.json()["errors"]["tier_id"].startswith("unknown choice")
     assert client.get(f"/api/campaigns/{demo_id}/regimes").json() == before
     assert client.post(f"/api/campaigns/{demo_id}/regimes", content=b"{not json",
                        headers={"content-type": "application/json"}).json()["detail"] == "invalid input"
@@ -117,10 +117,10 @@ def test_an_import_through_the_api_previews_then_stores_once(client, demo_id):
     assert dry.status_code == 200 and dry.json()["batch"] is None
     assert any("matches no regime" in p for p in dry.json()["problems"])
     refused = post(regime="concurrency 16")
-    assert refused.status_code == 422 and refused.json()["confirmable"] is True
+    assert refused.status_code == 409 and refused.json()["confirmable"] is True
     stored = post(regime="concurrency 16", confirm="true")
     assert stored.status_code == 201 and stored.json()["batch"]
-    assert post(regime="concurrency 16", confirm="true").status_code == 422  # the same file again
+    assert post(regime="concurrency 16", confirm="true").status_code == 409  # the same file again
     listed = client.get(f"/api/campaigns/{demo_id}/imports").json()
     assert [r["file_name"] for r in listed] == ["benchmark_serving_10qps.json"]
     assert client.delete(f"/api/campaigns/{demo_id}/imports/{stored.json()['batch']}").status_code == 204

@@ -35,7 +35,7 @@ def _slos(client, demo_id, ttft_ms=2000.0, tpot_ms=150.0):
 
 def test_a_sweep_without_regimes_for_its_concurrencies_says_how_to_add_them(client, demo_id, tmp_path):
     refused = _import(client, demo_id, _sweep_file(tmp_path))
-    assert refused.status_code == 422
+    assert refused.status_code == 409
     assert "or add a regime for each new concurrency" in refused.text
 
 

@@ -19,7 +19,7 @@ def test_a_push_naming_an_unknown_intervention_is_refused_and_stores_nothing(cli
     before = len(client.get(f"/api/campaigns/{demo_id}/measurements").json())
     refused = client.post(f"/api/campaigns/{demo_id}/imports", data={"includes": "A1,Z9"},
                           files=[("files", ("run.json", (DATA / "vllm_serve_append.json").read_bytes()))])
-    assert refused.status_code == 422
+    assert refused.status_code == 409
     assert refused.json()["errors"]["includes"].startswith("no intervention Z9 in this campaign (it has A1, A2")
     assert len(client.get(f"/api/campaigns/{demo_id}/measurements").json()) == before
 
@@ -92,7 +92,7 @@ def test_a_gate_check_dated_before_its_tier_started_needs_confirming(client, dem
     body = {"regime": "batch 1", "metric": "output_tok_s", "value": 45, "kind": "gate check",
             "measured_at": "2026-11-10T09:00:00Z"}  # tier A started on 2026-11-16
     refused = client.post(f"/api/campaigns/{demo_id}/measurements", json=body)
-    assert refused.status_code == 422 and refused.json()["confirmable"] is True
+    assert refused.status_code == 409 and refused.json()["confirmable"] is True
     assert "before the tiers whose gates judge it started (2026-11-16)" in refused.json()["errors"]["measured_at"]
     assert client.post(f"/api/campaigns/{demo_id}/measurements", json={**body, "confirm": True}).status_code == 201
     later = {**body, "measured_at": "2026-11-20T09:00:00Z"}

@@ -86,7 +86,7 @@ def test_starting_a_tier_lets_its_gates_judge_new_measurements(client, demo_id):
     assert client.post(f"/campaigns/{demo_id}/tiers/2/edit", data=form, headers=HTMX).status_code == 204
     body = {"regime": "batch 1", "metric": "output_tok_s", "value": 120, "kind": "gate check"}
     refused = client.post(f"/api/campaigns/{demo_id}/measurements", json=body)
-    assert refused.status_code == 422 and "12 times the current baseline" in refused.json()["errors"]["value"]
+    assert refused.status_code == 409 and "12 times the current baseline" in refused.json()["errors"]["value"]
     assert client.post(f"/api/campaigns/{demo_id}/measurements", json={**body, "confirm": True}).status_code == 201
     statuses = {(g["tier"], g["regime"], g["metric"]): g["status"] for g in plan_json(client, demo_id)["gates"]}
     assert statuses[("B", "batch 1", "output_tok_s")] == "pass"

@@ -109,7 +109,7 @@ def test_an_intervention_is_not_offered_as_its_own_prerequisite(client, demo_id)
     assert offered(client.get(f"/campaigns/{demo_id}/interventions/3/edit").text) == ["1", "2", "4", "5", "6"]
     assert offered(client.get(f"/campaigns/{demo_id}/interventions/new").text) == ["1", "2", "3", "4", "5", "6"]
     itself = client.patch(f"/api/campaigns/{demo_id}/interventions/3", json={"prerequisite_ids": [3]})
-    assert itself.status_code == 422 and "cannot need itself" in itself.text  # the API still says why
+    assert itself.status_code == 409 and "cannot need itself" in itself.text  # the API still says why
 
 
 def test_landing_an_intervention_and_measuring_after_it_calibrates_the_plan(client, demo_id, clock):

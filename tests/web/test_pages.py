@@ -137,7 +137,8 @@ def test_a_measurement_that_misses_its_threshold_fails_the_gate(client, demo_id)
     "field, value, message",
     [
         ("value", "", "required"),
-        ("value", "-3", "output throughput must be greater than 0"),
+        ("value", "-3", "must be at least 0"),
+        ("value", "0", "output throughput must be greater than 0"),
         ("value", "inf", "must be a finite number"),
         ("measured_at", "2099-01-01T00:00", "lies in the future"),
         ("value", "fast", "must be a number"),
