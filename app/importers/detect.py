@@ -30,6 +30,9 @@ def detect(head: bytes, file: str) -> str:
         raise ImportFileError(file, "", f"a gzip file that is not a PyTorch trace: {EXPECTED}")
     text = _text(head, file)
     stripped = text.lstrip()
+    if not stripped:  # a blank file, or the start of a huge one: no format starts with 64 KiB of blanks
+        where = "the file holds" if len(head) < HEAD_BYTES else f"its first {HEAD_BYTES >> 10} KiB hold"
+        raise ImportFileError(file, "", f"{where} only spaces and line breaks: {EXPECTED}")
     if stripped.startswith(("{", "[")):
         if '"traceEvents"' in text or ('"schemaVersion"' in text and '"deviceProperties"' in text):
             return TRACE

@@ -107,6 +107,13 @@ def test_files_of_no_known_format_are_refused_by_name(name, message):
     assert error.value.file == name
 
 
+@pytest.mark.parametrize("blank, said", [(b" \n\t\r\n", "the file holds only spaces and line breaks"),
+                                         (b" \n" * (1 << 20), "its first 64 KiB hold only spaces and line breaks")])
+def test_a_file_of_blanks_is_called_what_it_is(blank, said):
+    with pytest.raises(ImportFileError, match=said):
+        formats.detect(blank[:formats.HEAD_BYTES], "blank.json")
+
+
 def test_the_real_eager_trace_splits_into_its_prefill_and_six_decode_steps():
     with open(DATA / "trace_eager_b1.json.gz", "rb") as handle:
         summary = parse_trace(handle, "eager")
