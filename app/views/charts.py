@@ -181,6 +181,9 @@ def shares_chart(chart_id: str, regime: str, steps: Sequence[tuple[str, Sequence
     bottleneck's shift shows); a bucket keeps its colour across bars."""
     if not steps or not any(shares for _, shares in steps):
         return Markup("")
+    odd = next((v for _, shares in steps for _, v in shares if not 0 <= v <= 1 + 1e-9), None)
+    if odd is not None:  # NaN too
+        raise Undrawable(f"a share of {odd:g} is no part of a step.")
     buckets: list[str] = []
     for _, shares in steps:
         buckets += [b for b, _ in sorted(shares, key=lambda s: -s[1]) if b not in buckets]
@@ -234,6 +237,9 @@ def whatif_chart(chart_id: str, regime: str, curves: Sequence[tuple[str, Sequenc
     if not curves or not any(len(p) > 1 for p in finite):
         return Markup("")
     xs = [s for points in finite for s, _ in points]
+    check_drawable(xs)
+    if min(xs) <= 0:
+        raise Undrawable(f"a bucket speedup of {min(xs):g} has no place on a log axis.")
     x_low, x_high = math.log10(min(xs)), math.log10(max(xs))
     gains = [g for points in finite for _, g in points]
     check_drawable(gains)
