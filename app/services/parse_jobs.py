@@ -38,7 +38,7 @@ log = logging.getLogger("tierplan")
 PROGRESS_EVERY_S = 0.5  # progress writes (and cancellation checks) at most this often
 WATCH_EVERY_S = 0.2
 MEMORY_HEADROOM = 256 << 20
-BUSY_TRIES = 6  # above the memory limit, for reporting that it was reached
+BUSY_TRIES = 6  # a job's write tried this often (7.5 s in all) while the database is busy
 
 _CONTEXT = multiprocessing.get_context("forkserver")
 _CONTEXT.set_forkserver_preload([__name__])
@@ -143,6 +143,7 @@ def _wait_then_parse(engine: Engine, request: ParseRequest, folder: Path, slots,
             if not _in(engine, jobs.keep_waiting, token=request.token):  # cancelled while waiting
                 shutil.rmtree(folder, ignore_errors=True)
                 return
+    process = None
     try:
         if not began and not _in(engine, jobs.begin_parse, token=request.token):
             shutil.rmtree(folder, ignore_errors=True)
@@ -151,8 +152,27 @@ def _wait_then_parse(engine: Engine, request: ParseRequest, folder: Path, slots,
                                    daemon=True)
         process.start()
         _watch(process, engine, request, folder)
+    except Exception:  # the database gone for longer than BUSY_TRIES, say: the job must not stay "parsing"
+        log.exception("watching the parse of upload %s failed", request.token)
+        _give_up(process, engine, request, folder)
     finally:
         slots.release()
+
+
+def _give_up(process, engine: Engine, request: ParseRequest, folder: Path) -> None:
+    """Stop the parse, mark its job failed if it has not ended, and remove its files (best effort: the page's
+    give_up_if_silent ends a job no one could mark)."""
+    if process is not None and process.exitcode is None:
+        process.kill()
+        process.join()
+    try:
+        _in(engine, jobs.fail, token=request.token, errors=errors_json(
+            {"files": "the server could not follow the parse (the database was busy): upload the files again"}))
+        ended = _in(engine, jobs.state_of, token=request.token)
+    except OperationalError:
+        ended = None  # not known: the files stay for give_up_if_silent's failure, which the page shows
+    if ended in ("failed", "cancelled"):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _watch(process, engine: Engine, request: ParseRequest, folder: Path) -> None:
@@ -167,7 +187,7 @@ def _watch(process, engine: Engine, request: ParseRequest, folder: Path) -> None
             reason = f"parsing took longer than {limits.wall_s} s: nothing was imported"
         elif process.exitcode is None and now > next_check:
             next_check = now + 1.0
-            if _in(engine, jobs.state_of, token=token) != "parsing":
+            if _state_now(engine, token) not in ("parsing", None):
                 process.kill()  # cancelled meanwhile, maybe from another worker
     process.join()
     if not reason and process.exitcode in (-signal.SIGXCPU, -signal.SIGKILL):
@@ -178,6 +198,15 @@ def _watch(process, engine: Engine, request: ParseRequest, folder: Path) -> None
         _in(engine, jobs.fail, token=token, errors=errors_json({"files": reason}))
     if _in(engine, jobs.state_of, token=token) in (None, "failed", "cancelled"):
         shutil.rmtree(folder, ignore_errors=True)  # a failed or cancelled import leaves nothing on disk
+
+
+def _state_now(engine: Engine, token: str) -> str | None:
+    """The job's state, or None while the database is too busy to say (asked again a second later)."""
+    try:
+        with engine.connect() as connection:
+            return jobs.state_of(connection, token=token) or "gone"
+    except OperationalError:
+        return None
 
 
 def parse_in_process(request: ParseRequest) -> None:

@@ -7,7 +7,10 @@ import time
 
 import pytest
 
+from sqlalchemy.exc import OperationalError
+
 from app.db import jobs
+from app.services import parse_jobs
 from tests.web.test_imports import DATA, HTMX, counts, wait_for_parse
 
 
@@ -67,6 +70,25 @@ def test_a_background_parse_can_be_cancelled_and_leaves_nothing(client, app, dem
     time.sleep(1.5)  # the watcher looks about once a second: the process is stopped, its folder gone
     assert job_state(app, token) == "cancelled" and uploads(app) == [] and counts(app) == before
     assert client.get(f"/campaigns/{demo_id}/import/{token}/status", headers=HTMX).status_code == 404
+
+
+def test_a_watcher_that_loses_the_database_stops_the_parse_and_ends_its_job(client, app, demo_id, big_trace,
+                                                                             monkeypatch):
+    def busy(process, *_):
+        time.sleep(0.5)  # the parse under way, then the database goes away for longer than the retries
+        raise OperationalError("UPDATE upload_job", {}, Exception("database is locked"))
+
+    monkeypatch.setattr(parse_jobs, "_watch", busy)
+    app.state.settings.inline_parse_mb = 0
+    before = counts(app)
+    started = post_trace(client, demo_id, big_trace)
+    token = re.search(r"/import/([0-9a-f]{32})/cancel", started.text).group(1)
+    deadline = time.monotonic() + 10
+    while job_state(app, token) in ("waiting", "parsing") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert job_state(app, token) == "failed" and uploads(app) == [] and counts(app) == before
+    shown = client.get(f"/campaigns/{demo_id}/import/{token}/status", headers=HTMX)
+    assert "the server could not follow the parse" in shown.text
 
 
 def test_a_confirm_sent_again_after_the_import_lands_on_the_plan(client, app, demo_id):
