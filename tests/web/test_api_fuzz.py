@@ -1,9 +1,9 @@
-"""schemathesis against the OpenAPI document of a real `tierplan serve` (a process of its own, on the demo), with
-every check it has and the project's schemathesis.toml: generated requests to every operation, schema-valid and schema-breaking ones, path ids pinned
-to the demo's rows so that the handlers run, the deletes last so that the others meet rows. No server error,
-every response as documented, every schema-invalid request refused and every schema-valid one accepted (or
-answered 404, 409 or 412 for what the campaign holds, or 422 for the cross-field rules the toml names).
-Once in single-user mode, once with a user and an API token.
+"""schemathesis against the OpenAPI document of a real `tierplan serve` (a process of its own, on the demo),
+with every check it has and the project's schemathesis.toml: generated requests to every operation, schema-valid
+and schema-breaking ones, path ids pinned to the demo's rows so that the handlers run, the deletes last so that
+the others meet rows. No server error, every response as documented, every schema-invalid request refused and
+every schema-valid one accepted (or answered 404, 409 or 412 for what the campaign holds, or 422 for the
+cross-field rules the toml names). Once in single-user mode, once with a user and an API token.
 
 (schemathesis's pytest fixture loader reads a pytest attribute that pytest 9.2 removed, so each operation's
 Hypothesis strategy is run here by hand.)"""

@@ -6,7 +6,6 @@ import re
 import time
 
 import pytest
-
 from sqlalchemy.exc import OperationalError
 
 from app.db import jobs
