@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from app.models.fields import INT32_MAX, validated
@@ -25,10 +25,10 @@ from app.views.gates import TierGatesOut
 from app.views.plan_json import PlanOut, plan_out
 from app.views.regressions import SeriesOut
 from app.views.regressions import exit_code as regressions_exit
-from app.web.deps import CampaignDep, NowDep, SessionDep, SessionsDep, user_of
+from app.web.deps import CampaignDep, NowDep, SessionDep, SessionsDep, known_query, user_of
 from app.web.problems import PROBLEM_RESPONSES
 
-router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
+router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES, dependencies=[Depends(known_query)])
 
 
 class GatesOut(BaseModel):

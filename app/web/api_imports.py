@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Header, Request, Response, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Header, Request, Response, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
@@ -27,11 +27,11 @@ from app.services.imports import Preview, import_options, import_problems
 from app.services.parse_jobs import ParseLimits, ParseRequest, submit
 from app.services.plan import plan_of
 from app.views.gates import TierGatesOut
-from app.web.deps import CampaignDep, NowDep, SessionDep, SessionsDep, SettingsDep, user_of
+from app.web.deps import CampaignDep, NowDep, SessionDep, SessionsDep, SettingsDep, known_query, user_of
 from app.web.problems import PROBLEM_RESPONSES
 from app.web.uploads import save_uploads
 
-router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES, tags=["imports"])
+router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES, tags=["imports"], dependencies=[Depends(known_query)])
 
 
 class ImportResult(BaseModel):

@@ -3,7 +3,7 @@ forms. (No `from __future__ import annotations`: FastAPI reads the generated han
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Header, Request, Response
+from fastapi import APIRouter, Body, Depends, Header, Request, Response
 from pydantic import BaseModel
 
 from app.db import repo
@@ -20,10 +20,10 @@ from app.services.editors import CAMPAIGN_EDITOR, ROW_EDITORS, rows_of
 from app.services.errors import NotFound
 from app.services.forms import idempotency_key, version_of
 from app.services.records import profile_public
-from app.web.deps import CampaignDep, NowDep, SessionDep, user_of
+from app.web.deps import CampaignDep, NowDep, SessionDep, known_query, user_of
 from app.web.problems import PROBLEM_RESPONSES, STALE_RESPONSES
 
-router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES)
+router = APIRouter(prefix="/api", responses=PROBLEM_RESPONSES, dependencies=[Depends(known_query)])
 
 
 IfMatch = Annotated[str | None, Header(description='the ETag of the version you read, e.g. "3"')]

@@ -14,6 +14,7 @@ from app.db.engine import Sessions, new_session
 from app.db.tables import Campaign
 from app.services import snapshots
 from app.services.campaigns import get_campaign
+from app.services.errors import FormInvalid
 
 
 async def body_first(request: Request) -> None:
@@ -31,6 +32,24 @@ def get_session(request: Request, _body: Annotated[None, Depends(body_first)]) -
     with new_session(request.app.state.engine, write=write) as session:
         yield session
     snapshots.settle_pending(request.app.state.engine, session)
+
+
+def known_query(request: Request) -> None:
+    """An API operation refuses a query parameter it does not declare (422 naming it): `?regmie=batch 1` is a
+    typo to point at, not a filter to drop without a word."""
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return
+    declared = _query_names(dependant)
+    unknown = [name for name in dict.fromkeys(request.query_params) if name not in declared]
+    if unknown:
+        raise FormInvalid({name[:100]: "not a parameter of this operation (it takes: "
+                           f"{', '.join(sorted(declared)) or 'none'})" for name in unknown[:10]})
+
+
+def _query_names(dependant) -> set[str]:
+    return {p.alias for p in dependant.query_params}.union(*(_query_names(d) for d in dependant.dependencies))
 
 
 def get_sessions(request: Request) -> Sessions:

@@ -25,11 +25,11 @@ def test_recording_a_gate_check_turns_a_gate_from_pending_to_pass(server, page, 
     assert baseline.inner_text() == "10.0 tok/s" and after_a.inner_text() == "60.9 tok/s"
 
     # a 422 is swapped in: the message next to its field, the typed values kept
-    fill_measurement(page, "batch 1", "output_tok_s", "-5", "SGLang + A1 configs")
+    fill_measurement(page, "batch 1", "output_tok_s", "0", "SGLang + A1 configs")
     error = page.locator('#measure [data-field="value"] .error')
     error.wait_for()
     assert error.inner_text() == "output throughput must be greater than 0"
-    assert page.input_value("#measure input[name=value]") == "-5"
+    assert page.input_value("#measure input[name=value]") == "0"
     assert page.input_value("#measure input[name=note]") == "SGLang + A1 configs"
     assert page.locator(GATE).get_attribute("data-status") == "pending"
     screenshot("plan-invalid-measurement")

@@ -174,7 +174,7 @@ def test_the_regime_page_and_the_api_page_through_the_runs(long_campaign):
         assert following and following[0]["measured_at"] <= listed.json()[-1]["measured_at"]
         assert not {m["id"] for m in following} & {m["id"] for m in listed.json()}
         gone = client.get(f"/api/campaigns/{campaign_id}/measurements", params={"before": 999_999})
-        assert gone.status_code == 422 and "no longer exists" in gone.json()["errors"]["before"]
+        assert gone.status_code == 409 and "no longer exists" in gone.json()["errors"]["before"]
         snapshots = client.get(f"/api/campaigns/{campaign_id}/snapshots", params={"limit": 2})
         assert len(snapshots.json()) == 2 and 'rel="next"' in snapshots.headers["link"]
 

@@ -24,7 +24,7 @@ from app.services.accounts import add_token, add_user
 from tests.serving import start
 
 PINNED = {"campaign_id": 1, "regime_id": 1, "row_id": 1, "measurement_id": 1}
-EXAMPLES = 15  # a mode and an operation
+EXAMPLES = 12  # a mode and an operation
 CONFIG = Path(__file__).parents[2] / "schemathesis.toml"
 
 
