@@ -60,6 +60,10 @@ def test_a_vllm_result_previews_then_imports_its_figures(client, app, demo_id):
     assert "older than the concurrency 16 baseline of 2026-11-02 (23.0 tok/s)" in text
     assert "above the hardware ceiling of this regime (1,727 tok/s)" in text
     token = token_of(preview.text)
+    # "confirm" means one thing everywhere (accepting flagged values: the CLI's --confirm, the API's confirm); the
+    # button that stores the preview says Import
+    assert '>Import</button>' in preview.text and "Confirm import" not in text
+    assert "Import the flagged values as they are" in text
     refused = confirm(client, demo_id, token)
     assert refused.status_code == 422 and counts(app) == before
     assert "above the hardware ceiling" in html.unescape(refused.text)
