@@ -245,7 +245,8 @@ def whatif_chart(chart_id: str, regime: str, curves: Sequence[tuple[str, Sequenc
     check_drawable(gains)
     scale = Scale(1.0, max(_nice(max(gains) / 4) * 4, 1.5), False) if max(gains) > 1 else Scale(0.0, 2.0, False)
 
-    labels = {name: f"{name} → {'∞' if math.isinf(full[-1][1]) else fmt.factor(full[-1][1])}" for name, full in curves}
+    labels = {name: f"{name} → {'∞' if math.isinf(full[-1][1]) else fmt.factor(full[-1][1])}"
+              for name, full in curves if full}
     right = max(RIGHT, 12 + LABEL_CHAR_PX * max(len(label) for label in labels.values()))  # the longest label fits
 
     def x(s: float) -> float:
@@ -310,6 +311,7 @@ def waterfall_chart(chart_id: str, regime: str, bars: Sequence[Bar], table_id: s
     """Where each tier's gain comes from: a floating bar an intervention, a full bar after each tier."""
     if len(bars) < 2:
         return Markup("")
+    check_drawable([v for b in bars for v in (b.start, b.end)])  # max() would pass over a NaN
     scale = scale_of([max(b.start, b.end) for b in bars])
     if scale.log:
         scale = Scale(0.0, _nice(max(max(b.start, b.end) for b in bars) * 1.1 / 4) * 4, False)
