@@ -13,7 +13,7 @@ MERMAID_VERSION := 11.17.2
 PORT ?= 8000  # make serve PORT=8010
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: serve test lint install chromium vendor bench lock clean
+.PHONY: serve test test-fast lint install chromium vendor bench lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,10 @@ lint: $(VENV)/.installed-test
 
 test: lint chromium
 	$(BIN)/pytest
+
+# The core, the importers and the pages in-process (no browser, no server processes, no PostgreSQL): minutes less.
+test-fast: lint
+	$(BIN)/pytest tests/unit tests/web
 
 lock: $(VENV)/.installed-test
 	$(BIN)/uv pip compile pyproject.toml --python-version 3.11 --quiet --custom-compile-command "make lock" \

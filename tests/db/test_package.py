@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import sysconfig
 import time
 import urllib.request
 import venv
+import zipfile
 from pathlib import Path
 
 from tests.serving import free_port
@@ -36,6 +38,7 @@ def test_a_wheel_of_the_checkout_migrates_and_serves_outside_it(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheels),
                     str(source)], check=True, cwd=tmp_path, timeout=300)
     (wheel,) = wheels.glob("tierplan-*.whl")
+    assert _missing_from(wheel) == []
     bin_dir = _fresh_venv(tmp_path / "venv")
     subprocess.run([sys.executable, "-m", "pip", "--python", str(bin_dir / "python"), "install", "--quiet",
                     "--no-deps", str(wheel)], check=True, cwd=tmp_path, timeout=300)
@@ -58,16 +61,32 @@ def test_a_wheel_of_the_checkout_migrates_and_serves_outside_it(tmp_path):
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_for(f"{base}/healthz", server, tmp_path / "serve.log")
+        linked: set[str] = set()
         for path, expected in (("/", b"DeepSeek-V4-Flash"), ("/campaigns/1", b"short by"),
                                ("/static/app.css", b"{"), ("/static/vendor/htmx.min.js", b"htmx"),
                                ("/docs", b"swagger-ui-bundle.js"), ("/openapi.json", b'"openapi"')):
             with urllib.request.urlopen(base + path, timeout=30) as response:
-                assert response.status == 200 and expected in response.read(), path
+                body = response.read()
+                assert response.status == 200 and expected in body, path
+                linked |= set(re.findall(r'(?:href|src)="(/static/[^"]+)"', body.decode()))
+        assert "/static/favicon.svg" in linked
+        for path in sorted(linked):  # every file a page links is served from the installed wheel
+            with urllib.request.urlopen(base + path, timeout=30) as response:
+                assert response.status == 200 and response.read(), path
     finally:
         server.terminate()
         server.wait(timeout=10)
         log.close()
     assert not (CHECKOUT / "var" / "x.db").exists()
+
+
+def _missing_from(wheel: Path) -> list[str]:
+    """The checkout's templates, static files and migrations the wheel does not hold (as app/<folder>/...)."""
+    shipped = set(zipfile.ZipFile(wheel).namelist())
+    return [f"app/{folder}/{path.relative_to(CHECKOUT / folder)}"
+            for folder in ("templates", "static", "migrations") for path in sorted((CHECKOUT / folder).rglob("*"))
+            if path.is_file() and not {"screenshots", "__pycache__"} & set(path.parts)
+            and f"app/{folder}/{path.relative_to(CHECKOUT / folder)}" not in shipped]
 
 
 def _wait_for(url: str, process: subprocess.Popen, log: Path) -> None:

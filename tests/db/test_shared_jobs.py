@@ -10,6 +10,7 @@ import pytest
 import requests
 from sqlalchemy import create_engine, text
 
+from tests.polling import eventually
 from tests.serving import start
 from tests.web.test_imports import DATA
 from tests.web.test_parse_jobs import slow_trace
@@ -66,7 +67,7 @@ def a_parse_under_way_on_one_server_is_cancelled_from_another(url, base_a, base_
                          data={"regime": "batch 1", "step_ms": "11.44"}, headers=HTMX, timeout=30)
         token = re.search(r"/import/([0-9a-f]{32})/cancel", started.text).group(1)
         assert b.post(f"{base_b}/campaigns/1/import/{token}/cancel", headers=HTMX, timeout=30).status_code == 204
-        time.sleep(2)  # the first server's watcher stops the process within a second or so
+        assert eventually(lambda: not (uploads / token).exists())  # the first server's watcher stops the parse
         assert b.get(f"{base_a}/campaigns/1/import/{token}/status", headers=HTMX, timeout=30).status_code == 404
     assert stored(url, f"SELECT count(*) FROM import_job WHERE token = '{token}' AND state = 'cancelled'") == 1
     assert not (uploads / token).exists()

@@ -102,3 +102,12 @@ def test_a_bad_measurement_is_422_with_the_field_named(client, demo_id):
 def test_an_unknown_campaign_is_404_json(client):
     response = client.get("/api/campaigns/42/plan")
     assert response.status_code == 404 and response.json() == {"detail": "no campaign 42"}
+
+
+def test_a_query_parameter_the_operation_does_not_take_is_named_not_dropped(client, demo_id):
+    typo = client.get(f"/api/campaigns/{demo_id}/measurements", params={"regmie": "batch 1"})
+    assert typo.status_code == 422
+    assert typo.json()["errors"] == {
+        "regmie": "not a parameter of this operation (it takes: before, limit, metric, regime, since, until)"}
+    assert client.get(f"/api/campaigns/{demo_id}/measurements", params={"regime": "batch 1"}).status_code == 200
+    assert client.get(f"/api/campaigns/{demo_id}/plan", params={"x": "1"}).json()["errors"]["x"].startswith("not a")
