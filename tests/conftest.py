@@ -73,35 +73,9 @@ def reset_postgres() -> str:
 
 @pytest.fixture
 def postgres_url() -> str:
-    """The `test` database at the newest revision, without a row: emptied table by table when the test before left
-    it at head (a tenth of a second), dropped and migrated again otherwise (a test that migrates or drops it)."""
-    if not _emptied_at_head():
-        upgrade_to_head(reset_postgres())
-    return PG_ADMIN_URL
-
-
-def _emptied_at_head() -> bool:
-    from alembic.script import ScriptDirectory
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from app.db.migrate import alembic_config
-
-    head = ScriptDirectory.from_config(alembic_config(PG_ADMIN_URL)).get_current_head()
-    engine = create_engine(PG_ADMIN_URL)
-    try:
-        with engine.begin() as connection:
-            if connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all() != [head]:
-                return False
-            tables = connection.execute(text("SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
-                                             "AND tablename <> 'alembic_version'")).scalars().all()
-            quoted = ", ".join('"' + table + '"' for table in tables)
-            connection.execute(text(f"TRUNCATE TABLE {quoted} RESTART IDENTITY CASCADE"))
-        return True
-    except SQLAlchemyError:  # no alembic_version (a dropped schema), or the server is not there: reset_postgres says
-        return False
-    finally:
-        engine.dispose()
+    url = reset_postgres()
+    upgrade_to_head(url)
+    return url
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
