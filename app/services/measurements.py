@@ -193,7 +193,10 @@ def _checked(rows: CampaignRows, values: MeasurementCreate, *, now: datetime, so
 def _store(session: Session, campaign_id: int, row: Measurement, includes: list[int], key: str | None, cause: str,
            *, now: datetime, by: str) -> tuple[int, bool]:
     """Write the run, its includes, its place in the history's summaries and the plan's history, and commit; the
-    id stored, and whether it is the first request's (a request with the same key committed first)."""
+    id stored, and whether it is the first request's (a request with the same key committed first). Writers of
+    one campaign go one at a time from here (on PostgreSQL too): the first runs of a new series, sent at once,
+    would otherwise both insert its summary row, and one be refused."""
+    links.lock_campaign(session, campaign_id=campaign_id)
     if key:
         done = _submitted(session, campaign_id, key)
         if done is not None:
