@@ -83,8 +83,9 @@ def test_a_watcher_that_loses_the_database_stops_the_parse_and_ends_its_job(clie
     before = counts(app)
     started = post_trace(client, demo_id, big_trace)
     token = re.search(r"/import/([0-9a-f]{32})/cancel", started.text).group(1)
-    assert eventually(lambda: job_state(app, token) not in ("waiting", "parsing"))
-    assert job_state(app, token) == "failed" and uploads(app) == [] and counts(app) == before
+    # the job is marked failed first and its files removed just after: wait for both
+    assert eventually(lambda: job_state(app, token) not in ("waiting", "parsing") and uploads(app) == [])
+    assert job_state(app, token) == "failed" and counts(app) == before
     shown = client.get(f"/campaigns/{demo_id}/import/{token}/status", headers=HTMX)
     assert "the server could not follow the parse" in shown.text
 
