@@ -16,9 +16,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app import __version__
 from app.config import Settings, get_settings
 from app.db.engine import make_engine
+from app.models.errors import Conflicting, FormInvalid, NotFound, Stale
 from app.models.fields import field_errors
 from app.planning.model import PlanningError
-from app.services.errors import Conflicting, FormInvalid, NotFound, Stale
+from app.services.import_jobs import clear_abandoned
 from app.web import (
     account_pages,
     api,
@@ -38,7 +39,6 @@ from app.web.body_limit import BodyLimitMiddleware
 from app.web.deps import utc_now
 from app.web.security import SecurityMiddleware
 from app.web.templating import make_templates, render
-from app.web.uploads import clear_stale, remove_stale_uploads
 
 log = logging.getLogger("tierplan")
 
@@ -51,11 +51,7 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     async def lifespan(app: FastAPI):
         if settings.load_demo_on_empty:
             load_demo_if_empty(app.state.engine, clock())
-        try:
-            with app.state.engine.begin() as connection:
-                removed = clear_stale(connection, Path(settings.upload_dir))
-        except SQLAlchemyError:  # not migrated yet: no jobs to clear
-            removed = remove_stale_uploads(Path(settings.upload_dir))
+        removed = clear_abandoned(app.state.engine, Path(settings.upload_dir))
         if removed:
             log.warning("removed %d abandoned upload(s) older than a day", len(removed))
         yield

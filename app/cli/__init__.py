@@ -136,8 +136,8 @@ def export(
 
     from app.db.engine import make_engine, new_session
     from app.exporters.markdown import render_roadmap
+    from app.models.errors import NotFound
     from app.services.backup import export_campaign
-    from app.services.errors import NotFound
     from app.services.plan import plan_of
     from app.views.plan import plan_view
 
@@ -170,8 +170,8 @@ def import_campaign_command(
     import json
 
     from app.db.engine import make_engine, new_session
+    from app.models.errors import FormInvalid
     from app.services.backup import import_campaign
-    from app.services.errors import FormInvalid
 
     try:
         document = json.loads(path.read_text(encoding="utf-8"))

@@ -21,7 +21,7 @@ from app.config import get_settings
 from app.planning.model import MeasurementKind
 from app.planning.regressions import MIN_SAMPLES
 from app.views.gate_reports import ReportFormat, render
-from app.views.gates import GateSummary, TierGatesOut
+from app.views.gates import GateSummary, TierGatesOut, summary_of
 
 TOKEN_ENV = "TIERPLAN_TOKEN"
 USAGE = 2
@@ -73,8 +73,7 @@ def gates(
             raise (_usage(str(exc)) if exc.status == 404 else fail(str(exc))) from None
         _emit(_summary_of(body["tiers"]), how, name, strict, out_file)
     from app.db.engine import make_engine, new_session
-    from app.services.errors import NotFound
-    from app.services.gates import summary_of
+    from app.models.errors import NotFound
     from app.services.plan import plan_of
 
     engine = make_engine(get_settings().database_url)
@@ -170,7 +169,7 @@ def regressions(
 ) -> None:
     """Steps up or down in the measurement histories, each with the first run after it and the size of the change
     with its interval; exit 0 when none is a regression, 1 when one is, 3 when no history is long enough."""
-    from app.views.regressions import SeriesOut, exit_code
+    from app.views.regressions import SeriesOut, exit_code, searched_out
     from app.views.regressions import render as render_changes
 
     if server:
@@ -185,15 +184,15 @@ def regressions(
         series = [SeriesOut.model_validate(s) for s in body["series"]]
     else:
         from app.db.engine import make_engine, new_session
-        from app.services.errors import NotFound
+        from app.models.errors import NotFound
         from app.services.regressions import changes_in
 
         engine = make_engine(get_settings().database_url)
         try:
             with new_session(engine) as session:
                 try:
-                    series = changes_in(session, campaign, regime=regime, metric=metric, min_samples=min_samples,
-                                            min_change=None if min_change is None else min_change / 100)
+                    series = searched_out(changes_in(session, campaign, regime=regime, metric=metric, min_samples=min_samples,
+                                            min_change=None if min_change is None else min_change / 100))
                 except NotFound as exc:
                     raise _usage(str(exc)) from None
         finally:

@@ -14,9 +14,9 @@ from rich.table import Table
 
 from app.cli import app, err, fail, out
 from app.config import get_settings
+from app.models.errors import FormInvalid
 from app.models.measurements import ImportOptionsForm, TimeUnit
 from app.planning.model import MeasurementKind
-from app.services.errors import FormInvalid
 from app.services.imports import Preview
 
 BIG_FILE_BYTES = 8 << 20  # a progress bar for reads above this
@@ -63,8 +63,8 @@ def import_files(
     """Import benchmark results or profiles into a campaign: a preview first, then one transaction."""
     from app.db.engine import Sessions, make_engine
     from app.importers.errors import ImportFileError
+    from app.models.errors import NotFound
     from app.services.campaigns import get_campaign
-    from app.services.errors import NotFound
     from app.services.import_confirm import confirm_import
     from app.services.imports import import_options, import_problems, preview_import
 
@@ -160,7 +160,7 @@ def print_preview(preview: Preview) -> None:
 
 def _measurement_table(preview: Preview) -> Table:
     """A line a regime and metric: how many values, the first and the last (or each value, when few)."""
-    from app.views.formatting import measured
+    from app.text.formatting import measured
 
     table = Table(box=None, pad_edge=False, show_edge=False, title=f"{preview.measurement_count:,} values")
     if preview.measurement_count <= len(preview.measurements):

@@ -34,8 +34,8 @@ def user_add(
                                                                           "(for scripts) instead of asking.")] = False,
 ) -> None:
     """Add a user (the password is asked twice, or read from standard input)."""
+    from app.models.errors import FormInvalid
     from app.services.accounts import add_user
-    from app.services.errors import FormInvalid
 
     if password_stdin:
         password = sys.stdin.readline().rstrip("\n")
@@ -49,7 +49,7 @@ def user_add(
         raise fail("; ".join(exc.errors.values())) from None
     finally:
         engine.dispose()
-    out.print(f"added user {user.name!r}: changing the plan now needs a login")
+    out.print(f"added user {user!r}: changing the plan now needs a login")
 
 
 @users_app.command("list")
@@ -79,26 +79,26 @@ def token_add(
                                                       "data and nothing else (a CI token).")] = None,
 ) -> None:
     """Make an API token; it is shown once, only its hash is kept."""
+    from app.models.errors import NotFound
     from app.services.accounts import add_token
-    from app.services.errors import NotFound
 
     engine, session = _session()
     try:
         with session:
-            token, text = add_token(session, user, name, now=datetime.now(UTC), campaign_id=campaign)
+            token_id, text = add_token(session, user, name, now=datetime.now(UTC), campaign_id=campaign)
     except NotFound as exc:
         raise fail(str(exc)) from None
     finally:
         engine.dispose()
     scope = f", campaign {campaign} only" if campaign is not None else ""
-    out.print(f"token {token.id} for {user!r} ({name}{scope}); send it as Authorization: Bearer {text}")
+    out.print(f"token {token_id} for {user!r} ({name}{scope}); send it as Authorization: Bearer {text}")
 
 
 @tokens_app.command("revoke")
 def token_revoke(token_id: Annotated[int, typer.Argument(help="The token's number (`tierplan user list`).")]) -> None:
     """Revoke a token: requests with it are refused from now on."""
+    from app.models.errors import NotFound
     from app.services.accounts import revoke_token
-    from app.services.errors import NotFound
 
     engine, session = _session()
     try:
@@ -124,8 +124,8 @@ def user_passwd(
                                                                           "input instead of asking.")] = False,
 ) -> None:
     """Set a user's password; every session of theirs ends (their tokens go on: revoke them apart)."""
+    from app.models.errors import FormInvalid, NotFound
     from app.services.accounts import set_password
-    from app.services.errors import FormInvalid, NotFound
 
     password = _password(password_stdin)
     engine, session = _session()
@@ -142,8 +142,8 @@ def user_passwd(
 @users_app.command("remove")
 def user_remove(name: Annotated[str, typer.Argument(help="The user to remove.")]) -> None:
     """Remove a user, their tokens and their sessions at once; what they recorded keeps their name."""
+    from app.models.errors import NotFound
     from app.services.accounts import remove_user
-    from app.services.errors import NotFound
 
     engine, session = _session()
     try:
@@ -182,8 +182,8 @@ def user_end_session(
                                                           "leave it out to end them all.")] = None,
 ) -> None:
     """End one of a user's login sessions, or all of them."""
+    from app.models.errors import NotFound
     from app.services.accounts import end_all_sessions, end_session
-    from app.services.errors import NotFound
 
     engine, session = _session()
     try:

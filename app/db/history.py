@@ -120,6 +120,12 @@ def added(session: Session, runs: Sequence[Run], *, later: set[int] | None = Non
         rebuild_changes(session, rebuild_ids)
 
 
+def insert_includes(session: Session, links: Sequence[dict]) -> None:
+    """Link runs to the interventions each ran with (measurement_id, intervention_id), in one statement."""
+    if links:
+        session.execute(insert(MeasurementInclude), links)
+
+
 def insert_runs(session: Session, values: Sequence[dict]) -> list[int]:
     """Insert measurement rows (column -> value), in one statement's worth of work; their ids, in order. SQLite
     takes them as one executemany (RETURNING there would go a row at a time) and they are then read back: the

@@ -13,12 +13,13 @@ from sqlmodel import col
 from app.db.job_tables import ImportJob
 
 
-def _now() -> datetime:
+def wall_clock() -> datetime:
+    """A job's times are the wall clock of whichever process wrote them (the parse's, a worker's)."""
     return datetime.now(UTC)
 
 
 def add_job(connection: Connection, *, token: str, campaign_id: int, total_bytes: int, form: str) -> None:
-    now = _now()
+    now = wall_clock()
     connection.execute(insert(ImportJob).values(token=token, campaign_id=campaign_id, state="waiting",
                                                 total_bytes=total_bytes, read_bytes=0, form=form, errors="{}",
                                                 created_at=now, updated_at=now))
@@ -37,7 +38,7 @@ def state_of(connection: Connection, *, token: str) -> str | None:
 def _move(connection: Connection, token: str, from_states: tuple[str, ...], **values) -> bool:
     result = connection.execute(update(ImportJob).where(col(ImportJob.token) == token,
                                                         col(ImportJob.state).in_(from_states))
-                                .values(updated_at=_now(), **values))
+                                .values(updated_at=wall_clock(), **values))
     return bool(result.rowcount == 1)
 
 
@@ -71,7 +72,7 @@ def cancel(connection: Connection, *, token: str) -> bool:
 def mark_imported(connection: Connection, *, token: str) -> None:
     """In the confirming transaction: the preview is spent (a confirm sent again finds it imported)."""
     connection.execute(update(ImportJob).where(col(ImportJob.token) == token)
-                       .values(state="imported", preview=None, updated_at=_now()))
+                       .values(state="imported", preview=None, updated_at=wall_clock()))
 
 
 def waiting_ahead(connection: Connection, *, token: str) -> int:
@@ -88,7 +89,7 @@ def remove(connection: Connection, *, token: str) -> None:
 
 def remove_older_than(connection: Connection, *, age: timedelta) -> list[str]:
     """Remove the jobs untouched for `age`; returns their tokens (their folders go too, by the caller)."""
-    cutoff = _now() - age
+    cutoff = wall_clock() - age
     tokens = list(connection.execute(select(col(ImportJob.token)).where(col(ImportJob.updated_at) < cutoff))
                   .scalars())
     if tokens:

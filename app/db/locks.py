@@ -34,13 +34,12 @@ def exclusive(database_url: str, name: str) -> Iterator[None]:
         return
     engine = create_engine(database_url)
     try:
-        with engine.connect() as connection:
+        # autocommit: the lock is the connection's, held across no transaction of its own
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
             connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": LOCK_KEYS[name]})
-            connection.commit()
             try:
                 yield
             finally:
                 connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": LOCK_KEYS[name]})
-                connection.commit()
     finally:
         engine.dispose()

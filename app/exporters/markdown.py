@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from app.views.formatting import number, timestamp
+from app.text.formatting import number, timestamp
 from app.views.plan import PlanReport, RegimeView, TierView
 
 

@@ -16,8 +16,8 @@ from pydantic import AfterValidator, AllowInfNan, BaseModel, ConfigDict, Validat
 from pydantic import Field as PydanticField
 from pydantic_core import ErrorDetails
 
-from app.services.errors import Conflicting, FormInvalid
-from app.services.forms import Field
+from app.models.errors import Conflicting, FormInvalid
+from app.models.forms import Field
 
 INT32_MAX = 2**31 - 1  # PostgreSQL's integer: larger whole numbers are refused at the field, not by the database
 TEXT_MAX = 20_000  # free text (notes, descriptions, sources)

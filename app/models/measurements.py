@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
 
 from app.models.fields import Input, Int, Number, UtcDatetime, example, field
 from app.planning.metrics import METRICS
@@ -185,3 +185,17 @@ class KernelRulesForm(Input):
         "Rules, first match wins", default="", max_length=200_000, widget="textarea",
         help="one 'regular expression => bucket' a line, matched case-insensitively anywhere in the kernel name; "
              "kernels no rule matches go to 'other'. Clear the box to go back to the defaults.")
+
+
+class ImportRecordOut(BaseModel):
+    """One imported file; the files imported together share a batch, undone as a whole."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    batch: str
+    file_name: str
+    sha256: str
+    format: str
+    size_bytes: int
+    imported_at: datetime
+    summary: str

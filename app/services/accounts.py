@@ -20,7 +20,7 @@ from app.db import accounts, links
 from app.db.account_tables import ApiToken, LoginFailure, LoginSession, User
 from app.db.engine import Sessions
 from app.db.tables import Campaign
-from app.services.errors import FormInvalid, NotFound
+from app.models.errors import FormInvalid, NotFound
 
 HASHER = PasswordHasher()
 MAX_FAILURES, FAILURE_WINDOW = 5, timedelta(minutes=15)
@@ -31,8 +31,9 @@ class TooManyFailures(RuntimeError):
     """Logins for this name are paused after repeated failures."""
 
 
-def add_user(session: Session, name: str, password: str, *, now: datetime) -> User:
-    """Register a user; FormInvalid for a taken or empty name or a short password. One commit."""
+def add_user(session: Session, name: str, password: str, *, now: datetime) -> str:
+    """Register a user; their name as stored. FormInvalid for a taken or empty name or a short password. One
+    commit."""
     name = name.strip()
     if not name or len(name) > 100 or not name.isprintable():
         raise FormInvalid({"name": "1 to 100 printable characters"})
@@ -43,8 +44,7 @@ def add_user(session: Session, name: str, password: str, *, now: datetime) -> Us
     except IntegrityError:
         session.rollback()
         raise FormInvalid({"name": f"there is already a user called {name!r}"}) from None
-    session.refresh(user)
-    return user
+    return user.name
 
 
 def log_in(sessions: Sessions, name: str, password: str, *, now: datetime, user_agent: str = "") -> str:
@@ -87,12 +87,11 @@ def password_matches(password_hash: str | None, password: str) -> bool:
         return False
 
 
-def user_of_session(session: Session, text: str) -> tuple[User | None, LoginSession | None]:
-    """The user of a live login session (its cookie's token), and the session."""
+def user_of_session(session: Session, text: str) -> tuple[str | None, int | None]:
+    """The name of the user of a live login session (its cookie's token), and the session's id."""
     found = accounts.session_with(session, sha256=_sha256(text))
-    if found is None or found.ended_at is not None:
-        return None, None
-    return session.get(User, found.user_id), found
+    user = session.get(User, found.user_id) if found is not None and found.ended_at is None else None
+    return (user.name, found.id) if user is not None and found is not None else (None, None)
 
 
 def log_out(session: Session, text: str, *, now: datetime) -> None:
@@ -179,9 +178,9 @@ def _new_hash(password: str, *, field: str) -> str:
 
 
 def add_token(session: Session, user_name: str, token_name: str, *, now: datetime,
-              campaign_id: int | None = None) -> tuple[ApiToken, str]:
+              campaign_id: int | None = None) -> tuple[int, str]:
     """A new API token for the user, and its text (shown once; only its hash is kept); scoped to `campaign_id`
-    when given. One commit."""
+    when given: its id and its text. One commit."""
     user = accounts.user_named(session, name=user_name)
     if user is None:
         raise NotFound(f"no user {user_name!r}")
@@ -192,26 +191,24 @@ def add_token(session: Session, user_name: str, token_name: str, *, now: datetim
                      campaign_id=campaign_id)
     session.add(token)
     session.commit()
-    session.refresh(token)
-    return token, text
+    return token.id or 0, text
 
 
-def revoke_token(session: Session, token_id: int, *, now: datetime) -> ApiToken:
+def revoke_token(session: Session, token_id: int, *, now: datetime) -> None:
+    """Revoke the token (one commit; once revoked it stays so, at the first time); NotFound for none."""
     token = session.get(ApiToken, token_id)
     if token is None:
         raise NotFound(f"no token {token_id}")
     token.revoked_at = token.revoked_at or now
     session.add(token)
     session.commit()
-    return token
 
 
-def user_of_token(session: Session, text: str) -> tuple[User | None, int | None]:
-    """The user a live (not revoked) token belongs to, and the campaign it is scoped to (None: any)."""
+def user_of_token(session: Session, text: str) -> tuple[str | None, int | None]:
+    """The name of the user a live (not revoked) token belongs to, and the campaign it is scoped to (None: any)."""
     token = accounts.token_with(session, sha256=_sha256(text))
-    if token is None or token.revoked_at is not None:
-        return None, None
-    return session.get(User, token.user_id), token.campaign_id
+    user = session.get(User, token.user_id) if token is not None and token.revoked_at is None else None
+    return (user.name, token.campaign_id) if user is not None and token is not None else (None, None)
 
 
 def token_allows(campaign_id: int | None, method: str, path: str) -> bool:

@@ -10,7 +10,9 @@ from sqlmodel import Session
 
 from app.db import backup
 from app.db.tables import Campaign
-from app.services.errors import FormInvalid, NotFound
+from app.models.errors import FormInvalid, NotFound
+from app.models.plan_rows import CampaignPublic
+from app.services.records import public
 
 
 def export_campaign(session: Session, campaign_id: int) -> dict[str, Any]:
@@ -20,7 +22,7 @@ def export_campaign(session: Session, campaign_id: int) -> dict[str, Any]:
     return backup.dump_campaign(session, campaign_id=campaign_id)
 
 
-def import_campaign(session: Session, document: Any) -> Campaign:
+def import_campaign(session: Session, document: Any) -> CampaignPublic:
     """Restore a backup as a new campaign in one commit; FormInvalid naming the table and row, nothing written."""
     try:
         campaign = backup.load_campaign(session, document=document)
@@ -32,4 +34,4 @@ def import_campaign(session: Session, document: Any) -> Campaign:
     except SQLAlchemyError as exc:
         session.rollback()
         raise FormInvalid({"file": f"the database refused a row of the backup ({type(exc).__name__})"}) from None
-    return campaign
+    return public(CampaignPublic, campaign)

@@ -10,34 +10,36 @@ from sqlmodel import Session
 
 from app.db import links, repo
 from app.db.tables import Campaign, Submission, pk
+from app.models.errors import NotFound
 from app.models.fields import form_fields, parse_form
-from app.models.plan_rows import CampaignCreate
-from app.services.errors import NotFound
-from app.services.forms import idempotency_key
+from app.models.forms import idempotency_key
+from app.models.plan_rows import CampaignCreate, CampaignPublic
+from app.services.records import public
 from app.services.snapshots import keep_snapshot
 
 CAMPAIGN_FIELDS = form_fields(CampaignCreate)
 
 
-def list_campaigns(session: Session) -> list[Campaign]:
-    return list(repo.list_campaigns(session))
+def list_campaigns(session: Session) -> list[CampaignPublic]:
+    return [public(CampaignPublic, row) for row in repo.list_campaigns(session)]
 
 
-def get_campaign(session: Session, campaign_id: int) -> Campaign:
+def get_campaign(session: Session, campaign_id: int) -> CampaignPublic:
     """The campaign, or NotFound."""
     campaign = repo.get_campaign(session, campaign_id=campaign_id)
     if campaign is None:
         raise NotFound(f"no campaign {campaign_id}")
-    return campaign
+    return public(CampaignPublic, campaign)
 
 
-def create_campaign(session: Session, data: Mapping[str, Any], *, now: datetime) -> Campaign:
+def create_campaign(session: Session, data: Mapping[str, Any], *, now: datetime) -> CampaignPublic:
     """Validate and store a new campaign; raises FormInvalid and writes nothing on bad input."""
     return store_campaign(session, parse_form(CampaignCreate, data), now=now,
                           key=idempotency_key(data.get("idempotency_key")))
 
 
-def store_campaign(session: Session, values: CampaignCreate, *, now: datetime, key: str | None = None) -> Campaign:
+def store_campaign(session: Session, values: CampaignCreate, *, now: datetime, key: str | None = None
+                   ) -> CampaignPublic:
     """Store a checked new campaign (form or API); one commit. `key`: its idempotency key (the same key again
     returns the campaign the first stored)."""
     if key:
@@ -46,7 +48,7 @@ def store_campaign(session: Session, values: CampaignCreate, *, now: datetime, k
     if done is not None and done.kind == "campaign":
         earlier = repo.get_campaign(session, campaign_id=done.result_id)
         if earlier is not None:
-            return earlier
+            return public(CampaignPublic, earlier)
     campaign = Campaign(**values.model_dump(), created_at=now)
     session.add(campaign)
     session.flush()
@@ -55,4 +57,4 @@ def store_campaign(session: Session, values: CampaignCreate, *, now: datetime, k
     keep_snapshot(session, pk(campaign), "created campaign", now=now)
     session.commit()
     session.refresh(campaign)
-    return campaign
+    return public(CampaignPublic, campaign)

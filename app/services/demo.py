@@ -28,7 +28,9 @@ from app.db.tables import (
     Tier,
     pk,
 )
+from app.models.plan_rows import CampaignPublic
 from app.services.presets import GPU_PRESETS, MODEL_PRESETS
+from app.services.records import public
 from app.services.snapshots import keep_snapshot
 
 B1, C16 = "batch 1", "concurrency 16"
@@ -146,7 +148,7 @@ def _specs(campaign_id: int) -> list[SQLModel]:
                                 sources=model.sources(), **model.values())]
 
 
-def load_demo(session: Session, *, now: datetime) -> Campaign:
+def load_demo(session: Session, *, now: datetime) -> CampaignPublic:
     """Store the reference campaign and commit once; returns it."""
     campaign = Campaign(
         name="DeepSeek-V4-Flash on 8x RTX PRO 6000 Blackwell",
@@ -228,4 +230,4 @@ def load_demo(session: Session, *, now: datetime) -> Campaign:
     keep_snapshot(session, pk(campaign), "loaded the demo campaign (DOMAIN.md's reference campaign)", now=now)
     session.commit()
     session.refresh(campaign)
-    return campaign
+    return public(CampaignPublic, campaign)

@@ -20,16 +20,16 @@ from sqlmodel import Session, SQLModel
 from app.db import history, links, repo
 from app.db.tables import Campaign, ChangeLog, Gate, Intervention, Regime, Slo, Submission, Tier, pk
 from app.models import plan_rows as m
+from app.models.errors import AgainstCampaign, Conflicting, FormInvalid, NotFound, Stale, conflicting, refusal
 from app.models.fields import Options, check_options, form_fields, parse_form, plain_values, validated
+from app.models.forms import Field, Form, idempotency_key, version_of
 from app.planning import model as core
 from app.planning.model import Comparator, PlanningError, Severity, Status, ThreePoint
 from app.planning.stats import Aggregation
 from app.services.change_text import change_text
-from app.services.errors import AgainstCampaign, Conflicting, FormInvalid, NotFound, Stale, conflicting, refusal
-from app.services.forms import Field, Form, idempotency_key, version_of
 from app.services.row_labels import gate_label, slo_label
 from app.services.snapshots import keep_snapshot
-from app.views.formatting import datetime_input, input_number
+from app.text.formatting import datetime_input, input_number
 
 Apply = Callable[[Session, int, Any, dict[str, Any], datetime], tuple[Any, dict[str, str]]]
 

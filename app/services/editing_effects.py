@@ -21,15 +21,15 @@ from app.models.effects import (
     EffectUpdate,
     ProfileCreate,
 )
+from app.models.errors import FormInvalid, Stale
 from app.models.fields import Options, form_fields, parse_form
+from app.models.forms import version_of
 from app.planning.effects import missing_bucket
 from app.planning.model import SHARE_TOLERANCE, PlanningError, Provenance
 from app.services.editing import Editor, _set, note_change
-from app.services.errors import FormInvalid, Stale
-from app.services.forms import version_of
 from app.services.row_labels import effect_label
 from app.services.snapshots import keep_snapshot
-from app.views.formatting import input_number
+from app.text.formatting import input_number
 
 PROVENANCES = {p.value for p in Provenance}
 POINT_NAMES = {prefix: tuple(f"{prefix}_{p}" for p in POINTS) for prefix in THREE_POINTS}
@@ -199,15 +199,15 @@ def profile_version(session: Session, regime: Regime) -> int:
     return pk(newest) if newest is not None else 0
 
 
-def save_profile(session: Session, regime: Regime, data: Mapping[str, Any], *, now: datetime, by: str = "") -> Profile:
+def save_profile(session: Session, regime: Regime, data: Mapping[str, Any], *, now: datetime, by: str = "") -> None:
     """Store a new profile of the regime; the remainder below 100% goes to 'other' (assumed). Stale when another
     profile was stored since the form was opened (its hidden version)."""
-    return store_profile(session, regime, parse_form(ProfileCreate, data), now=now, by=by,
-                         seen_version=version_of(data.get("version")))
+    store_profile(session, regime, parse_form(ProfileCreate, data), now=now, by=by,
+                  seen_version=version_of(data.get("version")))
 
 
 def store_profile(session: Session, regime: Regime, values: ProfileCreate, *, now: datetime, by: str = "",
-                  seen_version: int | None = None) -> Profile:
+                  seen_version: int | None = None) -> None:
     """Store a checked profile (form or API) as the regime's newest; one commit, in the change log."""
     links.lock_campaign(session, campaign_id=regime.campaign_id)  # two saves at once: the second sees the first
     current = profile_version(session, regime)
@@ -235,4 +235,3 @@ def store_profile(session: Session, regime: Regime, values: ProfileCreate, *, no
                        now, by)
     keep_snapshot(session, regime.campaign_id, line, now=now, by=by)
     session.commit()
-    return profile

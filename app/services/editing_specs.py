@@ -12,16 +12,16 @@ from sqlmodel import Session
 from app.db import repo
 from app.db.mappers import to_gpu_spec, to_model_spec
 from app.db.tables import HardwareSpec, ModelSpec
+from app.models.errors import FormInvalid, NotFound
 from app.models.fields import form_fields, parse_form, plain_values
+from app.models.forms import version_of
 from app.models.specs import HardwareSpecCreate, ModelSpecCreate
 from app.planning.ceiling import check_gpu, check_model
 from app.planning.model import PlanningError
 from app.services.editing import claim, note_change
-from app.services.errors import FormInvalid, NotFound
-from app.services.forms import version_of
 from app.services.presets import GPU_PRESETS, MODEL_PRESETS
 from app.services.snapshots import keep_snapshot
-from app.views.formatting import input_number
+from app.text.formatting import input_number
 
 HARDWARE_FIELDS = form_fields(HardwareSpecCreate)
 MODEL_FIELDS = form_fields(ModelSpecCreate)
@@ -33,14 +33,25 @@ SPEC_FORMS = {
 SPEC_MODELS: dict[str, type[BaseModel]] = {"hardware": HardwareSpecCreate, "model": ModelSpecCreate}
 
 
-def spec_row(session: Session, which: str, campaign_id: int):
+def _spec_row(session: Session, which: str, campaign_id: int) -> Any:
     return SPEC_FORMS[which][3](session, campaign_id=campaign_id)
+
+
+def spec_of(session: Session, which: str, campaign_id: int) -> dict[str, Any] | None:
+    """The campaign's hardware or model spec as the API shows it (its id and checked fields); None for none."""
+    row = _spec_row(session, which, campaign_id)
+    return None if row is None else _public(which, row)
+
+
+def _public(which: str, row: Any) -> dict[str, Any]:
+    model = SPEC_MODELS[which]
+    return {"id": row.id, **model.model_validate({n: getattr(row, n) for n in model.model_fields}).model_dump()}
 
 
 def spec_initial(session: Session, which: str, campaign_id: int, preset_key: str | None) -> dict[str, Any]:
     """The form's values: a preset's figures when one is chosen, else the stored row, else defaults."""
     _, fields, presets, _ = SPEC_FORMS[which]
-    row = spec_row(session, which, campaign_id)
+    row = _spec_row(session, which, campaign_id)
     campaign = repo.get_campaign(session, campaign_id=campaign_id)
     gpus = str(campaign.gpu_count) if campaign is not None else "1"  # a preset is one GPU; the campaign says how many
     values: dict[str, Any] = {"provenance": "reported", "scaling_efficiency": "0.8", "count": gpus,
@@ -64,19 +75,19 @@ def _text(value) -> str:
 
 
 def save_spec(session: Session, which: str, campaign_id: int, data: Mapping[str, Any], *, now: datetime,
-              by: str = ""):
+              by: str = "") -> None:
     """Create or replace the campaign's spec row from a form; FormInvalid writes nothing, Stale when the spec
     was saved since the form was opened (its hidden version)."""
-    return store_spec(session, which, campaign_id, parse_form(SPEC_MODELS[which], data),
-                      seen_version=version_of(data.get("version")), now=now, by=by)
+    store_spec(session, which, campaign_id, parse_form(SPEC_MODELS[which], data),
+               seen_version=version_of(data.get("version")), now=now, by=by)
 
 
 def store_spec(session: Session, which: str, campaign_id: int, spec: BaseModel, seen_version: int | None = None, *,
-               now: datetime, by: str = ""):
+               now: datetime, by: str = "") -> dict[str, Any]:
     """Create or replace the campaign's spec row from checked values (form or API); one commit, in the change
     log."""
     table = SPEC_FORMS[which][0]
-    row = spec_row(session, which, campaign_id)
+    row = _spec_row(session, which, campaign_id)
     action = "updated" if row is not None else "created"
     if row is not None:
         claim(session, table, row, f"{which} spec", seen_version)
@@ -97,12 +108,12 @@ def store_spec(session: Session, which: str, campaign_id: int, spec: BaseModel, 
     keep_snapshot(session, campaign_id, line, now=now, by=by)
     session.commit()
     session.refresh(row)
-    return row
+    return _public(which, row)
 
 
 def delete_spec(session: Session, which: str, campaign_id: int, *, now: datetime, by: str = "") -> None:
     """Remove the campaign's hardware or model spec (the plan then says the ceiling is unknown); one commit."""
-    row = spec_row(session, which, campaign_id)
+    row = _spec_row(session, which, campaign_id)
     if row is None:
         raise NotFound(f"campaign {campaign_id} has no {which} spec")
     line = note_change(session, campaign_id, "specs", row.id, "deleted", f"{which} spec {row.name}", now, by)

@@ -8,6 +8,7 @@ from sqlmodel import Session
 
 from app.db import repo
 from app.db.tables import ids, pk
+from app.models.errors import NotFound
 from app.services.editing import (
     CAMPAIGN_EDITOR,
     GATE_EDITOR,
@@ -18,7 +19,6 @@ from app.services.editing import (
     Editor,
 )
 from app.services.editing_effects import EFFECT_EDITOR
-from app.services.errors import NotFound
 
 EDITORS: dict[str, Editor] = {
     e.kind: e for e in (REGIME_EDITOR, TIER_EDITOR, INTERVENTION_EDITOR, EFFECT_EDITOR, GATE_EDITOR, SLO_EDITOR,

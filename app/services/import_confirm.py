@@ -6,18 +6,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlalchemy import insert
 from sqlmodel import Session
 
 from app.db import history, jobs, links, repo
 from app.db.engine import Sessions
-from app.db.tables import ImportRecord, MeasurementInclude, Profile, ProfileShare, Regime, pk
+from app.db.tables import ImportRecord, Profile, ProfileShare, Regime, pk
+from app.models.errors import Conflicting, FormInvalid, NotFound
+from app.models.measurements import ImportRecordOut
 from app.planning import model as core
 from app.planning.baselines import newest_baselines
 from app.planning.checks import check_reading
 from app.services import snapshots
 from app.services.analysis import core_campaign
-from app.services.errors import Conflicting, FormInvalid, NotFound
 from app.services.import_rows import LISTED, MeasurementRow, read_rows
 from app.services.imports import Preview, mark_duplicates, problem_line, reading_of
 from app.services.measurements import load_rows
@@ -33,7 +33,7 @@ def confirm_import(
     sessions: Sessions, campaign_id: int, preview: Preview, *, now: datetime, batch: str,
     measured_at: datetime | None = None, confirmed: bool = False, by: str = "", job_token: str = "",
     on_progress: Callable[[int], None] | None = None,
-) -> list[ImportRecord]:
+) -> list[ImportRecordOut]:
     """Write the previewed import in one transaction; refuses duplicates, unresolved rows and unconfirmed warnings.
 
     Its values are checked against the campaign before the write, a chunk at a time from the preview's rows
@@ -47,7 +47,7 @@ def confirm_import(
     with sessions.reader() as session:
         done = links.imports_of_batch(session, campaign_id=campaign_id, batch=batch)
         if done:
-            return done
+            return _out(done)
         confirmations: dict[int, str] = {}
         if preview.kind == "measurements":
             confirmations = _settle(session, campaign_id, preview, now=now, measured_at=measured_at,
@@ -56,7 +56,7 @@ def confirm_import(
         links.lock_campaign(session, campaign_id=campaign_id)
         done = links.imports_of_batch(session, campaign_id=campaign_id, batch=batch)
         if done:
-            return done
+            return _out(done)
         mark_duplicates(session, campaign_id, preview.files)
         duplicates = [f"{f.name} (same content as {f.duplicate_of})" for f in preview.files if f.duplicate_of]
         if duplicates:
@@ -91,7 +91,11 @@ def confirm_import(
                       now=now, by=by)
         session.commit()
     snapshots.settle_soon(sessions, campaign_id)
-    return records
+    return _out(records)
+
+
+def _out(records: list[ImportRecord]) -> list[ImportRecordOut]:
+    return [ImportRecordOut.model_validate(r) for r in records]
 
 
 def _dated(row: MeasurementRow, measured_at: datetime | None) -> MeasurementRow:
@@ -155,8 +159,7 @@ def _write_measurements(session, campaign_id: int, preview: Preview, records, re
         ids = history.insert_runs(session, values)
         links = [{"measurement_id": measurement_id, "intervention_id": by_key[k]}
                  for measurement_id, row in zip(ids, chunk, strict=True) for k in row.includes if k in by_key]
-        if links:
-            session.execute(insert(MeasurementInclude), links)
+        history.insert_includes(session, links)
         history.added(session, [history.Run(i, v["regime_id"], v["metric"], v["kind"], v["includes_key"],
                                             v["measured_at"], v["value"]) for i, v in zip(ids, values, strict=True)],
                       later=rebuild)
@@ -203,5 +206,6 @@ def undo_import(session: Session, campaign_id: int, batch: str, *, now: datetime
     return len(records)
 
 
-def imports_of(session: Session, campaign_id: int) -> list[ImportRecord]:
-    return links.imports_of(session, campaign_id=campaign_id)
+def imports_of(session: Session, campaign_id: int) -> list[ImportRecordOut]:
+    """Every imported file of the campaign, newest first."""
+    return _out(links.imports_of(session, campaign_id=campaign_id))

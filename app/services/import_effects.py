@@ -13,8 +13,8 @@ from app.planning.capacity import campaign_gate_results
 from app.planning.metrics import STEP_METRIC, THROUGHPUT_METRIC
 from app.planning.model import need
 from app.planning.projection import project_regime
-from app.views import formatting as fmt
-from app.views.gates import condition_text
+from app.text import formatting as fmt
+from app.text.conditions import condition_text
 
 ENGINES = ("vllm", "sglang", "tensorrt", "trt-llm", "tgi", "lmdeploy")
 

@@ -15,9 +15,9 @@ from app.importers.errors import ImportFileError
 from app.importers.kernel_csv import parse_generic, parse_nsys
 from app.importers.records import KernelSummary
 from app.importers.torch_trace import parse_trace
+from app.models.errors import FormInvalid
 from app.planning.metrics import STEP_METRIC, THROUGHPUT_METRIC, metric_label
 from app.planning.step import GPU_GAP_PRIOR_US
-from app.services.errors import FormInvalid
 
 TOP_KERNELS = 25
 

@@ -19,6 +19,7 @@ from app.importers.benchmarks import iter_results_json, parse_console
 from app.importers.buckets import DEFAULT_RULES
 from app.importers.kernel_csv import ColumnMap
 from app.importers.records import BenchmarkRun
+from app.models.errors import Conflicting, FormInvalid
 from app.models.measurements import ImportOptionsForm
 from app.planning import model as core
 from app.planning.baselines import newest_baselines
@@ -26,7 +27,6 @@ from app.planning.checks import Reading, check_reading
 from app.planning.metrics import metric_label, metric_unit
 from app.planning.runs_kept import RunsKept
 from app.services.analysis import core_campaign
-from app.services.errors import Conflicting, FormInvalid
 from app.services.import_effects import measurement_consequences, mismatches, profile_consequences
 from app.services.import_profiles import ProfileDraft, profile_draft, read_text
 from app.services.import_rows import (
@@ -147,7 +147,7 @@ def preview_import(
     if kinds == {"profile"}:
         draft = profile_draft(session, campaign_id, infos, options, regimes, rules_of(session, campaign_id),
                               on_progress)
-        preview = _profile_preview(rows, infos, draft)
+        preview = _profile_preview(rows, infos, draft, now)
     else:
         preview = _measurement_preview(session, rows, infos, options, regimes, now, rows_dir, on_progress)
     preview.campaign_id = campaign_id
@@ -296,18 +296,18 @@ def _core(reading: Reading) -> core.Measurement:
                             reading.includes)
 
 
-def _profile_preview(rows, infos, draft: ProfileDraft) -> Preview:
+def _profile_preview(rows, infos, draft: ProfileDraft, now: datetime) -> Preview:
     preview = Preview("profile", infos, regime=draft.regime, shares=draft.shares, how=draft.how,
                       top_kernels=draft.top_kernels, unmatched=draft.unmatched, profile=draft.to_dict())
     preview.named, preview.warnings = mismatches(rows, gpus=draft.devices)
     preview.warnings += draft.warnings
     campaign, _, _ = core_campaign(rows)
-    preview.consequences = profile_consequences(rows, campaign, draft.regime, _core_profile(draft))
+    preview.consequences = profile_consequences(rows, campaign, draft.regime, _core_profile(draft, now))
     return preview
 
 
-def _core_profile(draft: ProfileDraft) -> core.Profile:
-    row = Profile(regime_id=0, created_at=datetime.now(UTC), step_ms=draft.step_ms, gpu_items=draft.gpu_items,
+def _core_profile(draft: ProfileDraft, now: datetime) -> core.Profile:
+    row = Profile(regime_id=0, created_at=now, step_ms=draft.step_ms, gpu_items=draft.gpu_items,
                   host_launches=draft.host_launches, gpu_gap_us=draft.gpu_gap_us, gap_measured=draft.gap_measured)
     return core.need(to_core_profile(row, [ProfileShare(profile_id=0, bucket=b, share=s) for b, s in draft.shares]),
                      "the profile")

@@ -11,11 +11,11 @@ from typing import Any
 
 from sqlmodel import Session
 
+from app.models.errors import NotFound
+from app.models.forms import Form
 from app.planning.metrics import metric_label, metric_unit
 from app.planning.model import EffectKind
 from app.services.editing import Editor, form_of
-from app.services.errors import NotFound
-from app.services.forms import Form
 
 _POINTS = {  # an effect's three-point estimate, by its kind
     EffectKind.BUCKET: "speedup",

@@ -7,14 +7,14 @@ from datetime import datetime
 
 from sqlmodel import Session
 
-from app.db import links
+from app.db import links, repo
 from app.db.tables import Campaign, pk
 from app.importers.buckets import compile_pattern
+from app.models.errors import FormInvalid, NotFound, Stale
 from app.models.fields import form_fields
+from app.models.forms import Form
 from app.models.measurements import KernelRulesForm
 from app.services.editing import note_change
-from app.services.errors import FormInvalid, Stale
-from app.services.forms import Form
 from app.services.imports import rules_of
 
 RULE_FIELDS = form_fields(KernelRulesForm)
@@ -42,11 +42,20 @@ def parse_rules(text: str) -> list[tuple[str, str]]:
     return rules
 
 
-def rules_form(session: Session, campaign: Campaign) -> Form:
-    return Form(RULE_FIELDS, raw={"rules": rules_text(session, pk(campaign))}, version=campaign.kernel_rules_version)
+def rules_form(session: Session, campaign_id: int) -> Form:
+    """The kernel-rules form, filled with the campaign's rules at their version now."""
+    campaign = _campaign(session, campaign_id)
+    return Form(RULE_FIELDS, raw={"rules": rules_text(session, campaign_id)}, version=campaign.kernel_rules_version)
 
 
-def save_rules(session: Session, campaign: Campaign, values: KernelRulesForm, *, seen_version: int | None,
+def _campaign(session: Session, campaign_id: int) -> Campaign:
+    campaign = repo.get_campaign(session, campaign_id=campaign_id)
+    if campaign is None:
+        raise NotFound(f"no campaign {campaign_id}")
+    return campaign
+
+
+def save_rules(session: Session, campaign_id: int, values: KernelRulesForm, *, seen_version: int | None,
                now: datetime, by: str = "") -> None:
     """Replace the campaign's rules (none: the defaults) in one commit, in the change log; FormInvalid writes
     nothing, Stale when they were saved since the form was opened."""
@@ -54,6 +63,7 @@ def save_rules(session: Session, campaign: Campaign, values: KernelRulesForm, *,
         rules = parse_rules(values.rules)
     except ValueError as exc:
         raise FormInvalid({"rules": str(exc)}) from None
+    campaign = _campaign(session, campaign_id)
     seen = campaign.kernel_rules_version if seen_version is None else seen_version
     if not links.claim_version(session, table=Campaign, row_id=pk(campaign), seen=seen, column="kernel_rules_version"):
         session.rollback()

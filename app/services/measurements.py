@@ -16,7 +16,9 @@ from app.db import snapshots as snapshot_rows
 from app.db.engine import Sessions
 from app.db.repo import CampaignRows
 from app.db.tables import Intervention, Measurement, MeasurementInclude, Regime, Submission, pk
+from app.models.errors import Conflicting, FormInvalid, NotFound
 from app.models.fields import Options, check_options, form_fields, parse_form
+from app.models.forms import Field
 from app.models.measurements import MeasurementCreate, MeasurementPublic, RetractionCreate
 from app.models.plan_rows import METRIC_OPTIONS, InterventionPublic
 from app.planning.checks import Problem, Reading, check_readings, value_errors
@@ -24,8 +26,6 @@ from app.planning.metrics import METRICS
 from app.planning.model import Status
 from app.services import runs, snapshots
 from app.services.analysis import core_campaign
-from app.services.errors import Conflicting, FormInvalid, NotFound
-from app.services.forms import Field
 from app.services.plan import Plan, plan_of
 from app.services.snapshots import keep_snapshot, measurement_cause
 

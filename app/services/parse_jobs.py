@@ -31,7 +31,7 @@ from sqlalchemy.exc import OperationalError
 from app.db import jobs
 from app.db.engine import make_engine, new_session
 from app.importers.errors import ImportFileError
-from app.services.errors import FormInvalid
+from app.models.errors import FormInvalid
 from app.services.imports import ImportOptions, preview_import
 
 log = logging.getLogger("tierplan")
@@ -161,7 +161,7 @@ def _wait_then_parse(engine: Engine, request: ParseRequest, folder: Path, slots,
 
 def _give_up(process, engine: Engine, request: ParseRequest, folder: Path) -> None:
     """Stop the parse, mark its job failed if it has not ended, and remove its files (best effort: the page's
-    give_up_if_silent ends a job no one could mark)."""
+    import_jobs.end_if_silent ends a job no one could mark)."""
     if process is not None and process.exitcode is None:
         process.kill()
         process.join()
@@ -170,7 +170,7 @@ def _give_up(process, engine: Engine, request: ParseRequest, folder: Path) -> No
             {"files": "the server could not follow the parse (the database was busy): upload the files again"}))
         ended = _in(engine, jobs.state_of, token=request.token)
     except OperationalError:
-        ended = None  # not known: the files stay for give_up_if_silent's failure, which the page shows
+        ended = None  # not known: the files stay for import_jobs.end_if_silent's failure, which the page shows
     if ended in ("failed", "cancelled"):
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -297,13 +297,3 @@ def submit(session, engine: Engine, request: ParseRequest, folder: Path, form: d
                  form=json.dumps(form))
     session.commit()
     return start_parse(engine, request, folder)
-
-
-def give_up_if_silent(connection, job, limits: ParseLimits, now: datetime) -> bool:
-    """A job still parsing with no word from its process for longer than the wall-time limit (its server was
-    stopped, say): marked failed. True when it was."""
-    silent_s = (now - job.updated_at).total_seconds()
-    if job.state not in ("waiting", "parsing") or silent_s <= limits.wall_s + 60:
-        return False
-    return jobs.fail(connection, token=job.token, errors=errors_json(
-        {"files": "the parse stopped without a result (was the server restarted?): upload the files again"}))

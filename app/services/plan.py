@@ -8,8 +8,8 @@ from sqlmodel import Session
 
 from app.db import repo
 from app.db.repo import CampaignRows
+from app.models.errors import NotFound
 from app.services.analysis import Analysis, analyse
-from app.services.errors import NotFound
 from app.services.records import PlanRecord, record_of
 
 

@@ -5,18 +5,26 @@ length of the history."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sqlmodel import Session
 
 from app.db import history_reads, repo
 from app.db.tables import Regime, pk
+from app.models.errors import NotFound
 from app.planning import model as core
-from app.planning.regressions import MIN_SAMPLES, series_changes
-from app.services.errors import NotFound
+from app.planning.regressions import MIN_SAMPLES, Series, series_changes
 from app.services.kept import kept
-from app.views.regressions import SeriesOut, series_out
 
 WINDOW = 500  # runs searched a history: the newest ones (at least twice the runs a side needs)
+
+
+@dataclass(frozen=True)
+class Searched:
+    """A history's newest runs searched (`series`) and how many runs the history holds in all (`runs`)."""
+
+    series: Series
+    runs: int
 
 
 def window_of(min_samples: int) -> int:
@@ -25,7 +33,7 @@ def window_of(min_samples: int) -> int:
 
 
 def changes_in(session: Session, campaign_id: int, *, regime: str | None = None, metric: str | None = None,
-               min_samples: int = MIN_SAMPLES, min_change: float | None = None) -> list[SeriesOut]:
+               min_samples: int = MIN_SAMPLES, min_change: float | None = None) -> list[Searched]:
     """The changes in the campaign's histories (one regime's, one metric's when given), in regime and metric
     order; NotFound for no such campaign, or a regime it does not have."""
     if repo.get_campaign(session, campaign_id=campaign_id) is None:
@@ -44,13 +52,13 @@ def changes_in(session: Session, campaign_id: int, *, regime: str | None = None,
 
 
 def _series(session: Session, regime: Regime, metric: str, summaries: Sequence[tuple], min_samples: int,
-            min_change: float | None) -> SeriesOut:
-    def search() -> SeriesOut:
+            min_change: float | None) -> Searched:
+    def search() -> Searched:
         runs = [core.Measurement(regime.name, metric, value, at, core.MeasurementKind(kind), ref=run_id)
                 for run_id, at, value, kind in history_reads.newest_runs(session, regime_id=pk(regime), metric=metric,
                                                                           limit=window_of(min_samples))]
-        return series_out(series_changes(regime.name, metric, runs, min_samples=min_samples, min_change=min_change),
-                          runs=sum(row[4] for row in summaries))
+        return Searched(series_changes(regime.name, metric, runs, min_samples=min_samples, min_change=min_change),
+                        runs=sum(row[4] for row in summaries))
 
     return kept(session, ("regressions", pk(regime), regime.name, metric, history_reads.version_of(summaries),
                           min_samples, min_change), search)

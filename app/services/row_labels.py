@@ -10,8 +10,7 @@ from sqlmodel import Session
 
 from app.db.mappers import to_core_gate
 from app.db.tables import Intervention, Regime, Tier
-from app.views.capacity import slo_text
-from app.views.gates import gate_condition
+from app.text.conditions import gate_condition, slo_text
 
 
 def gate_label(session: Session, gate: Any) -> str:

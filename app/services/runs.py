@@ -12,9 +12,9 @@ from sqlmodel import Session
 
 from app.db import history, history_reads, repo
 from app.db.tables import Measurement, Regime, pk
+from app.models.errors import Conflicting, NotFound
 from app.models.fields import parse_form
 from app.models.measurements import HistoryQuery, MeasurementPublic, RunPoint, RunStretch
-from app.services.errors import Conflicting, NotFound
 from app.services.kept import kept
 from app.services.records import measurement_public
 

@@ -21,10 +21,10 @@ from sqlmodel import Session
 from app.db import repo, snapshots
 from app.db.engine import Sessions
 from app.db.snapshot_tables import PlanSnapshot
+from app.models.errors import Conflicting, NotFound
 from app.planning.metrics import metric_label
 from app.services.analysis import Analysis, analyse
-from app.services.errors import Conflicting, NotFound
-from app.views import formatting as fmt
+from app.text import formatting as fmt
 
 FIGURES = 4  # significant figures kept
 log = logging.getLogger(__name__)

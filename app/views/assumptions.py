@@ -7,9 +7,9 @@ from app.planning.gates import GateResult
 from app.planning.model import Effect, Provenance
 from app.services.analysis import Analysis
 from app.services.records import PlanRecord
-from app.views import formatting as fmt
+from app.text import formatting as fmt
+from app.text.conditions import condition_text
 from app.views.extras import source_lines
-from app.views.gates import condition_text
 from app.views.texts import effect_text
 
 

@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic import BaseModel, Field
 
 from app.models.plan_rows import SloPublic
 from app.planning.capacity import UNCHANGED_NOTE, Capacity, PointCheck
 from app.planning.metrics import metric_unit
-from app.views import formatting as fmt
-
-
-def slo_text(slo: SloPublic | Any) -> str:
-    """"P99 time to first token <= 2,000 ms" (a stored row or its public model)."""
-    return f"{fmt.metric(slo.metric)} {slo.comparator} {fmt.number(slo.threshold, metric_unit(slo.metric))}"
+from app.text import formatting as fmt
+from app.text.conditions import slo_text
 
 
 def point_text(check: PointCheck) -> str:

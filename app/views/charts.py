@@ -14,7 +14,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from app.views import formatting as fmt
+from app.text import formatting as fmt
 
 WIDTH, HEIGHT = 640, 240
 LEFT, RIGHT, TOP, BOTTOM = 64, 150, 18, 34  # margins: axis labels left, line labels right

@@ -10,7 +10,7 @@ from markupsafe import Markup
 from app.planning.ceiling import Ceiling
 from app.planning.projection import RegimeProjection
 from app.services.records import PlanRecord
-from app.views import formatting as fmt
+from app.text import formatting as fmt
 from app.views.charts import whatif_chart
 
 

@@ -2,29 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from app.planning.gates import Criterion, GateResult, GateStatus, describe, tier_validated
+from app.models.errors import NotFound
+from app.planning.gates import Criterion, GateResult, GateStatus, tier_validated
 from app.planning.metrics import metric_unit
-from app.planning.model import Gate, Severity, Tier
+from app.planning.model import Severity, Tier
 from app.planning.stats import CONFIDENCE
-from app.views import formatting as fmt
+from app.text import formatting as fmt
+from app.text.conditions import condition_text
 
-
-def condition_text(result: GateResult) -> str:
-    """"output throughput >= 40 tok/s", "median of the last 5 runs (3 needed): output throughput >= +30% over c1's
-    baseline"."""
-    return gate_condition(result.gate)
-
-
-def gate_condition(gate: Gate) -> str:
-    """A gate's condition in words, its numbers with their unit."""
-    unit = metric_unit(gate.metric)
-    return describe(gate, lambda value: fmt.number(value, unit), fmt.metric)
+if TYPE_CHECKING:  # the CLI reads these views without loading the services
+    from app.services.plan import Plan
 
 
 def _criterion_text(criterion: Criterion, result: GateResult, unit: str) -> str:
@@ -178,3 +172,23 @@ def gate_summary(tiers: tuple[Tier, ...], results: tuple[GateResult, ...], names
                                 gates=[gate_out(r, i) for r, i in mine]))
     return GateSummary(tuple(out))
 
+
+
+def summary_of(plan: Plan, *, tier_key: str | None = None,
+               touched: Mapping[tuple[str, str], tuple[datetime, datetime]] | None = None) -> GateSummary:
+    """The plan's gates tier by tier: only `tier_key`'s when given; with `touched` (regime, metric -> the first and
+    last time of the new runs), only the gates whose samples hold a run of those times: the gates the new data
+    decided. NotFound for a tier the campaign does not have."""
+    tiers = plan.analysis.campaign.tiers
+    if tier_key is not None and tier_key not in {t.key for t in tiers}:
+        raise NotFound(f"campaign {plan.campaign_id} has no tier {tier_key!r} (it has {', '.join(t.key for t in tiers)})")
+    summary = gate_summary(tiers, plan.analysis.gate_results, {t.key: t.name for t in plan.record.tiers},
+                           [g.id for g in plan.record.gates], tier_key)
+    if touched is None:
+        return summary
+
+    def decided(gate: GateOut) -> bool:
+        span = touched.get((gate.regime, gate.metric))
+        return span is not None and any(span[0] <= s.measured_at <= span[1] for s in gate.samples)
+
+    return summary.only(decided)

@@ -11,9 +11,9 @@ from app.models.measurements import MeasurementPublic
 from app.planning.metrics import METRICS, metric_unit
 from app.services.records import PlanRecord
 from app.services.runs import ChartSeries
-from app.views import formatting as fmt
+from app.text import formatting as fmt
+from app.text.formatting import measured, number, timestamp, tok_s
 from app.views.charts import waterfall_bars, waterfall_chart
-from app.views.formatting import measured, number, timestamp, tok_s
 from app.views.history_chart import Run, history_chart
 from app.views.plan import RegimeView
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from markupsafe import Markup, escape
 
 from app.models.measurements import RunStretch
-from app.views import formatting as fmt
+from app.text import formatting as fmt
 from app.views.charts import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, _attr, drawable, scale_of, y_grid
 
 

@@ -16,7 +16,8 @@ from app.planning.uncertainty import TierDistribution
 from app.services.analysis import Analysis
 from app.services.plan import Plan
 from app.services.records import PlanRecord
-from app.views import formatting as fmt
+from app.text import formatting as fmt
+from app.text.conditions import condition_text
 from app.views.assumptions import assumptions
 from app.views.capacity import CapacityView, capacity_view
 from app.views.charts import TierPoint, projection_chart
@@ -31,7 +32,7 @@ from app.views.extras import (
     specs_view,
     what_if_views,
 )
-from app.views.gates import condition_text, evidence_text, tier_gates_text
+from app.views.gates import evidence_text, tier_gates_text
 from app.views.summary import NextGate, RegimeSummary, TierProgress, next_gate, regime_summary, tier_progress
 from app.views.texts import band_text, baseline_row, effect_text, includes_text, launch_text, step_text
 

@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from app.services.runs import ChartSeries
 from app.services.snapshots import RegimeFigures, Snapshot, TierFigures
-from app.views import formatting as fmt
+from app.text import formatting as fmt
 from app.views.timeline_chart import Projected, timeline_chart
 
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from app.planning.projection import Step
 from app.planning.uncertainty import EffortDistribution, TierDistribution
 from app.services.plan import Plan
-from app.views import formatting as fmt
+from app.text import formatting as fmt
 from app.views.gates import GateOut, gate_out
 
 

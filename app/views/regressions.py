@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from xml.etree import ElementTree as ET
 
 from pydantic import BaseModel, Field
@@ -11,8 +13,11 @@ from pydantic import BaseModel, Field
 from app.planning.metrics import metric_unit
 from app.planning.regressions import Change, Series
 from app.planning.stats import CONFIDENCE
-from app.views import formatting as fmt
+from app.text import formatting as fmt
 from app.views.gate_reports import ReportFormat
+
+if TYPE_CHECKING:  # the CLI reads these views without loading the services
+    from app.services.regressions import Searched
 
 
 def change_text(change: Change) -> str:
@@ -63,6 +68,11 @@ def series_out(s: Series, runs: int | None = None) -> SeriesOut:
     """The series as the API shows it; `runs`: every run of the history, when only its newest were searched."""
     return SeriesOut(regime=s.regime, metric=s.metric, runs=len(s.runs) if runs is None else runs,
                      searched=len(s.runs), judged=s.judged, changes=[change_out(c) for c in s.changes])
+
+
+def searched_out(found: Sequence[Searched]) -> list[SeriesOut]:
+    """The histories a search read (app/services/regressions.py), as the API, the CLI and the pages show them."""
+    return [series_out(f.series, runs=f.runs) for f in found]
 
 
 def exit_code(series: list[SeriesOut]) -> int:

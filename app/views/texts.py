@@ -11,7 +11,7 @@ from app.planning.model import Effect, EffectKind, Regime, ThreePoint, need
 from app.planning.projection import RegimeProjection, Step
 from app.planning.step import host_cost_us, start_state
 from app.services.records import PlanRecord
-from app.views import formatting as fmt
+from app.text import formatting as fmt
 
 
 def band_text(input_share: float | None) -> str:

@@ -10,7 +10,7 @@ from datetime import datetime
 from markupsafe import Markup, escape
 
 from app.models.measurements import RunStretch
-from app.views import formatting as fmt
+from app.text import formatting as fmt
 from app.views.charts import HEIGHT, LEFT, RIGHT, WIDTH, _attr, drawable, scale_of, y_grid
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
@@ -11,11 +10,11 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.db import accounts
 from app.db.engine import Sessions, new_session
+from app.models.errors import FormInvalid
 from app.models.fields import form_fields, parse_form
+from app.models.forms import Form
 from app.models.measurements import PasswordChange
 from app.services.accounts import change_password, end_session
-from app.services.errors import FormInvalid
-from app.services.forms import Form
 from app.web.auth import OutOfScope, login_of
 from app.web.templating import render
 
@@ -64,7 +63,7 @@ async def password(request: Request) -> Response:
             if values.new != values.again:
                 raise FormInvalid({"again": "the two new passwords differ"})
             ended = change_password(Sessions(request.app.state.engine), user, values.current, values.new,
-                                    now=datetime.now(UTC), keep_session_id=this_session)
+                                    now=request.app.state.clock(), keep_session_id=this_session)
         except FormInvalid as exc:
             return _page(request, user, this_session, Form(PASSWORD_FIELDS, {}, exc.errors), status=422)
         others = f"; {ended} other session{'s' if ended != 1 else ''} ended" if ended else ""
@@ -81,7 +80,7 @@ async def end(request: Request, session_id: int) -> Response:
 
     def run() -> None:
         with new_session(request.app.state.engine, write=True) as session:
-            end_session(session, user, session_id, now=datetime.now(UTC))
+            end_session(session, user, session_id, now=request.app.state.clock())
 
     await run_in_threadpool(run)
     if session_id == this_session:

@@ -9,21 +9,20 @@ from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from pydantic import BaseModel, Field
 
 from app.models.fields import INT32_MAX, validated
+from app.models.forms import idempotency_key
 from app.models.measurements import HistoryQuery, MeasurementCreate, MeasurementPublic, RetractionCreate
 from app.models.plan_rows import CampaignPublic, SloPublic
 from app.planning.regressions import MIN_SAMPLES
 from app.services import campaigns as campaign_service
 from app.services import runs, snapshots
-from app.services.forms import idempotency_key
-from app.services.gates import gates_of
 from app.services.measurements import record_measurement, retract_measurement
 from app.services.plan import plan_of
 from app.services.regressions import changes_in
 from app.services.snapshots import Snapshot
 from app.views.capacity import CapacityOut, capacity_out
-from app.views.gates import TierGatesOut
+from app.views.gates import TierGatesOut, summary_of
 from app.views.plan_json import PlanOut, plan_out
-from app.views.regressions import SeriesOut
+from app.views.regressions import SeriesOut, searched_out
 from app.views.regressions import exit_code as regressions_exit
 from app.web.deps import CampaignDep, NowDep, SessionDep, SessionsDep, known_query, user_of
 from app.web.problems import PROBLEM_RESPONSES
@@ -67,7 +66,7 @@ def get_gates(campaign_id: int, session: SessionDep,
               tier: Annotated[str | None, Query(max_length=20, description="only this tier's gates (its key)")] = None):
     """Every gate's status (pass, warn, fail, inconclusive, pending) with its evidence, tier by tier, and the exit
     code `tierplan gates` gives: 0 every hard gate passes, 1 one fails, 3 one is pending or inconclusive."""
-    summary = gates_of(session, campaign_id, tier_key=tier)
+    summary = summary_of(plan_of(session, campaign_id=campaign_id), tier_key=tier)
     return GatesOut(campaign_id=campaign_id, exit_code=summary.exit_code(), tiers=list(summary.tiers))
 
 
@@ -93,8 +92,8 @@ def get_regressions(
 ):
     """Steps up or down in every regime's history of every metric (rank-based binary segmentation), each with the
     first run after it and the size of the change with its 90% interval; exit_code as `tierplan regressions`."""
-    series = changes_in(session, campaign_id, regime=regime, metric=metric, min_samples=min_samples,
-                            min_change=None if min_change_pct is None else min_change_pct / 100)
+    series = searched_out(changes_in(session, campaign_id, regime=regime, metric=metric, min_samples=min_samples,
+                            min_change=None if min_change_pct is None else min_change_pct / 100))
     return RegressionsOut(campaign_id=campaign_id, exit_code=regressions_exit(series), series=series)
 
 

@@ -15,18 +15,18 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
 from app.db import jobs, repo
+from app.models.errors import Conflicting, FormInvalid
 from app.models.fields import DATE_PATTERN, LARGEST, SMALLEST, validated
-from app.models.measurements import ImportOptionsForm
+from app.models.forms import idempotency_key
+from app.models.measurements import ImportOptionsForm, ImportRecordOut
 from app.planning.model import MeasurementKind
 from app.services.campaigns import get_campaign
-from app.services.errors import Conflicting, FormInvalid
-from app.services.forms import idempotency_key
-from app.services.gates import summary_of
 from app.services.import_confirm import batch_imported, confirm_import, imports_of, undo_import
+from app.services.import_jobs import drop_job
 from app.services.imports import Preview, import_options, import_problems
 from app.services.parse_jobs import ParseLimits, ParseRequest, submit
 from app.services.plan import plan_of
-from app.views.gates import TierGatesOut
+from app.views.gates import TierGatesOut, summary_of
 from app.web.deps import CampaignDep, NowDep, SessionDep, SessionsDep, SettingsDep, known_query, user_of
 from app.web.problems import PROBLEM_RESPONSES
 from app.web.uploads import save_uploads
@@ -56,16 +56,6 @@ def _shown(preview: Preview) -> dict[str, Any]:
 def _utc(text: str) -> datetime:
     moment = datetime.fromisoformat(text)
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
-
-
-class ImportRecordOut(BaseModel):
-    batch: str
-    file_name: str
-    sha256: str
-    format: str
-    size_bytes: int
-    imported_at: datetime
-    summary: str
 
 
 @router.post("/campaigns/{campaign_id:id}/imports", response_model=ImportResult, status_code=201)
@@ -145,15 +135,14 @@ async def post_import(
                             problems=[], gates=list(gates.tiers), exit_code=gates.exit_code())
     finally:
         with sessions.writer() as session:
-            jobs.remove(session.connection(), token=token)  # the API keeps no preview: a dry run is answered
-            session.commit()
+            drop_job(session, token)  # the API keeps no preview: a dry run is answered
         shutil.rmtree(folder, ignore_errors=True)
 
 
 @router.get("/campaigns/{campaign_id:id}/imports", response_model=list[ImportRecordOut])
 def list_imports(campaign_id: int, _campaign: CampaignDep, session: SessionDep):
     """Every imported file, newest first; files imported together share a batch."""
-    return [ImportRecordOut.model_validate(r, from_attributes=True) for r in imports_of(session, campaign_id)]
+    return imports_of(session, campaign_id)
 
 
 @router.delete("/campaigns/{campaign_id:id}/imports/{batch}", status_code=204)

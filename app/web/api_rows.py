@@ -4,21 +4,20 @@ forms. (No `from __future__ import annotations`: FastAPI reads the generated han
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Header, Request, Response
-from pydantic import BaseModel
 
 from app.db import repo
 from app.db.tables import Regime, pk
 from app.models.effects import ProfileCreate, ProfilePublic
+from app.models.errors import NotFound
+from app.models.forms import idempotency_key, version_of
 from app.models.plan_rows import CampaignCreate, CampaignPublic, CampaignUpdate
 from app.models.specs import HardwareSpecCreate, ModelSpecCreate
 from app.services import campaigns as campaign_service
 from app.services import editing, editing_specs
 from app.services.editing import Editor
 from app.services.editing_effects import store_profile
-from app.services.editing_specs import SPEC_MODELS, spec_row, store_spec
+from app.services.editing_specs import spec_of, store_spec
 from app.services.editors import CAMPAIGN_EDITOR, ROW_EDITORS, rows_of
-from app.services.errors import NotFound
-from app.services.forms import idempotency_key, version_of
 from app.services.records import profile_public
 from app.web.deps import CampaignDep, NowDep, SessionDep, known_query, user_of
 from app.web.problems import PROBLEM_RESPONSES, STALE_RESPONSES
@@ -49,7 +48,7 @@ def create_campaign(body: CampaignCreate, session: SessionDep, now: NowDep, key:
 def read_campaign(campaign: CampaignDep, session: SessionDep, response: Response):
     """The campaign's own fields and Monte Carlo settings."""
     response.headers["ETag"] = etag_of(campaign)
-    return CAMPAIGN_EDITOR.public_of(session, campaign)
+    return CAMPAIGN_EDITOR.public_of(session, editing.load_row(session, CAMPAIGN_EDITOR, campaign.id, campaign.id))
 
 
 @router.patch("/campaigns/{campaign_id:id}", response_model=CampaignPublic, tags=["campaigns"],
@@ -58,7 +57,8 @@ def update_campaign(request: Request, campaign_id: int, campaign: CampaignDep, b
                     session: SessionDep, now: NowDep, response: Response, if_match: IfMatch = None):
     """Change some of the campaign's fields; those left out keep their values. Send the ETag a read gave as
     If-Match: a campaign saved since answers 412."""
-    saved = editing.save_changes(session, CAMPAIGN_EDITOR, campaign_id, campaign, body, now=now,
+    row = editing.load_row(session, CAMPAIGN_EDITOR, campaign_id, campaign_id)
+    saved = editing.save_changes(session, CAMPAIGN_EDITOR, campaign_id, row, body, now=now,
                                  seen_version=version_of(if_match), by=user_of(request))
     response.headers["ETag"] = etag_of(saved)
     return CAMPAIGN_EDITOR.public_of(session, saved)
@@ -174,26 +174,26 @@ SpecKind = Literal["hardware", "model"]
 @router.get("/campaigns/{campaign_id:id}/specs/{which}", tags=["specs"])
 def read_spec(campaign_id: int, _campaign: CampaignDep, which: SpecKind, session: SessionDep) -> dict[str, Any]:
     """The campaign's hardware or model spec."""
-    row = spec_row(session, which, campaign_id)
-    if row is None:
+    spec = spec_of(session, which, campaign_id)
+    if spec is None:
         raise NotFound(f"campaign {campaign_id} has no {which} spec")
-    return _spec_public(which, row)
+    return spec
 
 
 @router.put("/campaigns/{campaign_id:id}/specs/hardware", tags=["specs"], responses=STALE_RESPONSES)
 def put_hardware_spec(request: Request, campaign_id: int, _campaign: CampaignDep, body: HardwareSpecCreate,
                       session: SessionDep, now: NowDep, if_match: IfMatch = None) -> dict[str, Any]:
     """Create or replace the GPUs a decode step runs on (the ceiling is computed from them)."""
-    return _spec_public("hardware", store_spec(session, "hardware", campaign_id, body, seen_version=version_of(if_match),
-                                               now=now, by=user_of(request)))
+    return store_spec(session, "hardware", campaign_id, body, seen_version=version_of(if_match), now=now,
+                      by=user_of(request))
 
 
 @router.put("/campaigns/{campaign_id:id}/specs/model", tags=["specs"], responses=STALE_RESPONSES)
 def put_model_spec(request: Request, campaign_id: int, _campaign: CampaignDep, body: ModelSpecCreate,
                    session: SessionDep, now: NowDep, if_match: IfMatch = None) -> dict[str, Any]:
     """Create or replace the model's shape as the ceiling needs it."""
-    return _spec_public("model", store_spec(session, "model", campaign_id, body, seen_version=version_of(if_match),
-                                            now=now, by=user_of(request)))
+    return store_spec(session, "model", campaign_id, body, seen_version=version_of(if_match), now=now,
+                      by=user_of(request))
 
 
 @router.delete("/campaigns/{campaign_id:id}/specs/{which}", status_code=204, tags=["specs"])
@@ -202,9 +202,3 @@ def delete_spec(request: Request, campaign_id: int, _campaign: CampaignDep, whic
     """Remove the spec: the plan then says the ceiling is unknown."""
     editing_specs.delete_spec(session, which, campaign_id, now=now, by=user_of(request))
     return Response(status_code=204)
-
-
-def _spec_public(which: str, row) -> dict[str, Any]:
-    model: type[BaseModel] = SPEC_MODELS[which]
-    return {"id": row.id, **model.model_validate({n: getattr(row, n) for n in model.model_fields}).model_dump()}
-

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import time
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -17,7 +16,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.db import accounts
 from app.db.engine import Sessions, new_session
+from app.models.errors import FormInvalid
 from app.models.fields import form_fields, parse_form
+from app.models.forms import Form
 from app.models.measurements import LoginForm
 from app.services.accounts import (
     TooManyFailures,
@@ -27,8 +28,6 @@ from app.services.accounts import (
     user_of_session,
     user_of_token,
 )
-from app.services.errors import FormInvalid
-from app.services.forms import Form
 from app.web.security import SAFE_METHODS
 from app.web.templating import render
 
@@ -58,12 +57,12 @@ def login_of(app: Any, headers: dict[bytes, bytes], method: str = "GET",
             user, scope = user_of_token(session, authorization[7:].strip())
             if user is not None and not token_allows(scope, method, path):
                 raise OutOfScope(scope)
-            return True, user.name if user else None, None
+            return True, user, None
         cookie = _cookie(headers.get(b"cookie", b"").decode("latin-1"))
         if not cookie:
             return True, None, None
         user, login = user_of_session(session, cookie)
-        return True, (user.name if user else None), (login.id if login and user else None)
+        return True, user, login
 
 
 def _cookie(header: str) -> str:
@@ -186,7 +185,7 @@ def login_form(request: Request, next: str = "/"):
 async def login(request: Request) -> Response:
     data = await request.form()
     next_path = _local(str(data.get("next") or "/"))
-    now = datetime.now(UTC)
+    now = request.app.state.clock()
     try:
         values = parse_form(LoginForm, data)
         agent = request.headers.get("user-agent", "")
@@ -209,7 +208,7 @@ async def logout(request: Request) -> Response:
     if cookie:
         def end() -> None:
             with new_session(request.app.state.engine, write=True) as session:
-                log_out(session, cookie, now=datetime.now(UTC))
+                log_out(session, cookie, now=request.app.state.clock())
 
         await run_in_threadpool(end)
     response = RedirectResponse("/", status_code=303)

@@ -11,10 +11,10 @@ from sqlmodel import Session
 
 from app.config import Settings
 from app.db.engine import Sessions, new_session
-from app.db.tables import Campaign
+from app.models.errors import FormInvalid
+from app.models.plan_rows import CampaignPublic
 from app.services import snapshots
 from app.services.campaigns import get_campaign
-from app.services.errors import FormInvalid
 
 
 async def body_first(request: Request) -> None:
@@ -90,12 +90,12 @@ SessionDep = Annotated[Session, Depends(get_session)]
 SessionsDep = Annotated[Sessions, Depends(get_sessions)]
 
 
-def campaign_of_path(campaign_id: int, session: SessionDep) -> Campaign:
+def campaign_of_path(campaign_id: int, session: SessionDep) -> CampaignPublic:
     """The campaign the path names; NotFound (a 404) when there is none."""
     return get_campaign(session, campaign_id)
 
 
-CampaignDep = Annotated[Campaign, Depends(campaign_of_path)]
+CampaignDep = Annotated[CampaignPublic, Depends(campaign_of_path)]
 SettingsDep = Annotated[Settings, Depends(get_app_settings)]
 IsHtmx = Annotated[bool, Depends(is_htmx)]
 NowDep = Annotated[datetime, Depends(now)]

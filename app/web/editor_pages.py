@@ -5,12 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from app.db.tables import Regime
+from app.models.errors import FormInvalid, NotFound, Stale
+from app.models.forms import Form
 from app.services import editing
 from app.services.editing import Editor, form_of, load_row, save_form
 from app.services.editing_effects import PROFILE_FIELDS, profile_initial, profile_version, save_profile
 from app.services.editors import EDITORS
-from app.services.errors import FormInvalid, NotFound, Stale
-from app.services.forms import Form
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, user_of
 from app.web.pages import redirect
 from app.web.templating import form_page, path_for
@@ -114,14 +114,16 @@ async def _submit(request, session, campaign, editor: Editor, row, title: str, h
 @router.get("/campaigns/{campaign_id:id}/edit", name="edit_campaign")
 def edit_campaign_form(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
     editor = EDITORS["campaign"]
-    form = form_of(session, editor, campaign_id, campaign)
+    form = form_of(session, editor, campaign_id, load_row(session, editor, campaign_id, campaign_id))
     return _form_page(request, campaign, editor, form, request.url.path, "Edit campaign", False)
 
 
 @router.post("/campaigns/{campaign_id:id}/edit", name="save_campaign")
 async def edit_campaign(request: Request, campaign_id: int, campaign: CampaignDep,
                         session: SessionDep, htmx: IsHtmx, now: NowDep):
-    return await _submit(request, session, campaign, EDITORS["campaign"], campaign, "Edit campaign", htmx, now)
+    editor = EDITORS["campaign"]
+    row = load_row(session, editor, campaign_id, campaign_id)
+    return await _submit(request, session, campaign, editor, row, "Edit campaign", htmx, now)
 
 
 def _regime(session, campaign_id: int, regime_id: int) -> Regime:

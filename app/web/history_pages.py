@@ -8,13 +8,12 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 
 from app.db import repo
-from app.db.tables import pk
+from app.models.errors import FormInvalid, NotFound
 from app.models.fields import INT32_MAX
 from app.planning.metrics import THROUGHPUT_METRIC
 from app.services import runs, snapshots
-from app.services.errors import FormInvalid, NotFound
 from app.services.plan import plan_of
-from app.views import formatting as fmt
+from app.text import formatting as fmt
 from app.views.plan_history import (
     changes_since,
     compare,
@@ -50,7 +49,7 @@ def history_page(request: Request, campaign_id: int, campaign: CampaignDep, sess
                  since: str | None = None, before: int | None = Query(None, ge=1, le=INT32_MAX)):
     """Projected P50 against measured throughput over time per regime (each drawn from at most 100 points), and
     what each change did since a date, 50 changes a page (newest first; `before`: the change the page follows)."""
-    plan = plan_of(session, campaign_id=pk(campaign))
+    plan = plan_of(session, campaign_id=campaign.id)
     current = snapshots.current(plan.analysis, now)
     first = snapshots.history_of(session, campaign_id, limit=1)
     start, error = _since(since, first[0].taken_at if first else None, now)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import secrets
 import shutil
-from datetime import UTC, datetime
 from pathlib import Path
 
 from fastapi import APIRouter, Request
@@ -13,21 +12,22 @@ from fastapi.concurrency import run_in_threadpool
 
 from app.db import jobs, repo
 from app.db.job_tables import ImportJob
+from app.models.errors import FormInvalid, NotFound, Stale
 from app.models.fields import check_options, form_fields, parse_form
+from app.models.forms import Field, Form, raw_values, version_of
 from app.models.measurements import ImportConfirmForm, ImportOptionsForm, KernelRulesForm
 from app.services.campaigns import get_campaign
-from app.services.errors import FormInvalid, NotFound, Stale
-from app.services.forms import Field, Form, raw_values, version_of
 from app.services.import_confirm import confirm_import, imports_of, undo_import
+from app.services.import_jobs import cancel_job, clear_abandoned, drop_job, end_if_silent
 from app.services.imports import Preview, import_options
 from app.services.kernel_rules import RULE_FIELDS, rules_form, save_rules
-from app.services.parse_jobs import ParseLimits, ParseRequest, give_up_if_silent, submit
-from app.views import formatting as fmt
-from app.views.formatting import kernel_name, measured, timestamp
+from app.services.parse_jobs import ParseLimits, ParseRequest, submit
+from app.text import formatting as fmt
+from app.text.formatting import kernel_name, measured, timestamp
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SessionsDep, SettingsDep, user_of
 from app.web.pages import redirect
 from app.web.templating import form_page, path_for, render
-from app.web.uploads import CHUNK, clear_stale, save_uploads
+from app.web.uploads import CHUNK, save_uploads
 
 router = APIRouter(include_in_schema=False)
 
@@ -126,9 +126,7 @@ async def upload(request: Request, campaign_id: int, sessions: SessionsDep, sett
             return _page(request, session, campaign, form, htmx=htmx, status=413)
     data = await request.form(max_files=64)
     raw = raw_values(fields, data)
-    with sessions.writer() as session:
-        clear_stale(session.connection(), Path(settings.upload_dir))
-        session.commit()
+    clear_abandoned(request.app.state.engine, Path(settings.upload_dir))
     token = secrets.token_hex(16)
     folder = Path(settings.upload_dir) / token
     try:
@@ -174,8 +172,7 @@ def _parsed(request, session, campaign, job: ImportJob, htmx: bool):
     fields = _fields(session, campaign.id)
     raw = json.loads(job.form)
     if job.state == "failed":
-        jobs.remove(session.connection(), token=job.token)
-        session.commit()
+        drop_job(session, job.token)
         errors = json.loads(job.errors)
         status = 413 if "larger than" in errors.get("files", "") else 422
         return _page(request, session, campaign, Form(fields, raw, errors), htmx=htmx, status=status)
@@ -204,8 +201,7 @@ def parse_status(request: Request, campaign_id: int, campaign: CampaignDep,
                  token: str, session: SessionDep, settings: SettingsDep,
                  htmx: IsHtmx, now: NowDep):
     job = _job(session, campaign_id, token)
-    if give_up_if_silent(session.connection(), job, ParseLimits.of(settings), datetime.now(UTC)):
-        session.commit()
+    if end_if_silent(session, job, ParseLimits.of(settings)):
         job = _job(session, campaign_id, token)
     if job.state in ("waiting", "parsing"):
         return _parsing_page(request, session, campaign, job, htmx)
@@ -246,12 +242,7 @@ async def confirm(request: Request, campaign_id: int, token: str, sessions: Sess
 def cancel(request: Request, campaign_id: int, token: str, session: SessionDep, settings: SettingsDep,
            htmx: IsHtmx):
     """Cancel a parse under way (its process is stopped by whichever worker watches it) or a preview."""
-    if token.isalnum():
-        job = jobs.job_of(session.connection(), token=token)
-        if job is not None and job.campaign_id == campaign_id:
-            jobs.cancel(session.connection(), token=token)
-            session.commit()
-            shutil.rmtree(Path(settings.upload_dir) / token, ignore_errors=True)
+    cancel_job(session, campaign_id, token, Path(settings.upload_dir))
     return redirect(path_for(request.app, "import", campaign_id=campaign_id), htmx)
 
 
@@ -263,7 +254,7 @@ def undo(request: Request, campaign_id: int, batch: str, session: SessionDep, ht
 
 @router.get("/campaigns/{campaign_id:id}/import/rules", name="kernel_rules")
 def rules_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
-    return _rules_page(request, campaign, rules_form(session, campaign))
+    return _rules_page(request, campaign, rules_form(session, campaign_id))
 
 
 def _rules_page(request, campaign, form, htmx=False, status=200):
@@ -278,10 +269,10 @@ async def save_rules_form(request: Request, campaign_id: int, campaign: Campaign
                           now: NowDep):
     data = await request.form()
     try:
-        save_rules(session, campaign, parse_form(KernelRulesForm, data), seen_version=version_of(data.get("version")),
+        save_rules(session, campaign_id, parse_form(KernelRulesForm, data), seen_version=version_of(data.get("version")),
                    now=now, by=user_of(request))
     except FormInvalid as exc:
         return _rules_page(request, campaign, Form.rejected(RULE_FIELDS, data, exc), htmx, 422)
     except Stale:
-        return _rules_page(request, campaign, Form.stale(rules_form(session, campaign), data), htmx, 409)
+        return _rules_page(request, campaign, Form.stale(rules_form(session, campaign_id), data), htmx, 409)
     return redirect(path_for(request.app, "import", campaign_id=campaign_id), htmx)

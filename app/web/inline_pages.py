@@ -9,10 +9,10 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from app.models.errors import FormInvalid, Stale
+from app.models.forms import Form
 from app.services.editing import Editor, form_of, load_row, save_form
 from app.services.editors import editor_of
-from app.services.errors import FormInvalid, Stale
-from app.services.forms import Form
 from app.services.inline import cell_id, for_value, group_fields, inline_form, merged_data
 from app.services.plan import plan_of
 from app.views.plan import PlanReport, plan_view

@@ -12,15 +12,16 @@ from app.db import repo
 from app.db.engine import new_session
 from app.db.links import changes_of
 from app.db.revision import current_revision
-from app.db.tables import Campaign, pk
+from app.db.tables import pk
 from app.exporters.markdown import render_roadmap
+from app.models.errors import FormInvalid, NotFound
 from app.models.fields import parse_form
+from app.models.forms import Form, idempotency_key
 from app.models.measurements import RetractionCreate
+from app.models.plan_rows import CampaignPublic
 from app.planning.regressions import MIN_SAMPLES
 from app.services import campaigns as campaign_service
 from app.services import runs
-from app.services.errors import FormInvalid, NotFound
-from app.services.forms import Form, idempotency_key
 from app.services.measurements import (
     CONFIRM,
     RETRACT_FIELDS,
@@ -32,9 +33,9 @@ from app.services.measurements import (
 )
 from app.services.plan import Plan, plan_of
 from app.services.regressions import changes_in
-from app.views import formatting as fmt
+from app.text import formatting as fmt
+from app.text.formatting import timestamp
 from app.views.charts import shares_chart, shares_rows
-from app.views.formatting import timestamp
 from app.views.history import (
     charted_metrics,
     history_charts,
@@ -44,6 +45,7 @@ from app.views.history import (
     waterfall_view,
 )
 from app.views.plan import plan_view
+from app.views.regressions import searched_out
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SessionsDep, user_of
 from app.web.fragments import changed_parts, plan_parts
 from app.web.templating import form_page, path_for, render
@@ -177,8 +179,8 @@ def regime_page(request: Request, campaign_id: int, campaign: CampaignDep, regim
                                                                  "before": before})
 
 
-def _regime_page(request, session, campaign: Campaign, regime_id: int, asked: dict[str, str]):
-    plan = plan_of(session, campaign_id=pk(campaign))
+def _regime_page(request, session, campaign: CampaignPublic, regime_id: int, asked: dict[str, str]):
+    plan = plan_of(session, campaign_id=campaign.id)
     regime = next((r for r in plan.record.regimes if r.id == regime_id), None)
     if regime is None:
         raise NotFound(f"no regime {regime_id} in campaign {campaign.id}")
@@ -191,7 +193,7 @@ def _regime_page(request, session, campaign: Campaign, regime_id: int, asked: di
     series = [runs.chart_series(session, row, m, summaries=summaries) for m in charted_metrics(plan.record, regime_id)]
     page, errors = runs.RunsPage([], None), {}
     try:
-        page = runs.runs_page(session, pk(campaign), regime=regime.name, query=runs.history_query(asked))
+        page = runs.runs_page(session, campaign.id, regime=regime.name, query=runs.history_query(asked))
     except FormInvalid as exc:
         errors = exc.errors
     link = {k: v for k, v in asked.items() if v and k != "before" and k not in errors}
@@ -199,7 +201,7 @@ def _regime_page(request, session, campaign: Campaign, regime_id: int, asked: di
     older = f"{here}?{urlencode({**link, 'before': page.next_before})}#history" if page.next_before else ""
     newest = f"{here}?{urlencode(link)}#history" if link else f"{here}#history"
     context = {"campaign": campaign, "regime": view, "history": history_view(page.runs), "what_ifs": what_ifs,
-               "changes": changes_in(session, pk(campaign), regime=regime.name), "min_samples": MIN_SAMPLES,
+               "changes": searched_out(changes_in(session, campaign.id, regime=regime.name)), "min_samples": MIN_SAMPLES,
                "charts": history_charts(plan.record, regime_id, series), "asked": asked, "filter_errors": errors,
                "older": older, "newest": newest, "paged": bool(asked.get("before")), "metric_choices": metric_choices(),
                "page_size": runs.PAGE_RUNS, "chart_points": runs.CHART_POINTS,
@@ -216,7 +218,7 @@ def _measurement(session, campaign_id: int, measurement_id: int):
 
 
 def _retract_page(request, session, campaign, measurement, form: Form, htmx: bool = False, status: int = 200):
-    public = runs.measurement_of(session, pk(campaign), pk(measurement))
+    public = runs.measurement_of(session, campaign.id, pk(measurement))
     regime = public.regime
     row = history_row(public)
     title = f"Retract {row.metric} = {row.exact} {row.unit} of {regime}"

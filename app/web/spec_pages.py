@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
+from app.models.errors import FormInvalid, NotFound, Stale
+from app.models.forms import Form
 from app.services.editing_specs import SPEC_FORMS, save_spec, spec_initial
-from app.services.errors import FormInvalid, NotFound, Stale
-from app.services.forms import Form
 from app.services.plan import plan_of
 from app.views.plan import plan_view
 from app.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, user_of

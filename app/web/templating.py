@@ -13,7 +13,7 @@ from jinja2_fragments import render_block
 
 from app.planning.metrics import METRICS
 from app.services.inline import cell_id
-from app.views import formatting as fmt
+from app.text import formatting as fmt
 
 
 class Routes(Protocol):

@@ -3,7 +3,6 @@ to a campaign or not, and revokes them."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
@@ -12,11 +11,11 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.db import accounts, repo
 from app.db.engine import new_session
+from app.models.errors import FormInvalid, NotFound
 from app.models.fields import check_options, form_fields, parse_form
+from app.models.forms import Form
 from app.models.measurements import TokenCreate
 from app.services.accounts import add_token, revoke_token
-from app.services.errors import FormInvalid, NotFound
-from app.services.forms import Form
 from app.web.auth import OutOfScope, who_is
 from app.web.deps import user_of
 from app.web.templating import render
@@ -71,7 +70,7 @@ async def make_token(request: Request) -> Response:
             try:
                 values = parse_form(TokenCreate, data)
                 check_options(values, options)
-                _, text = add_token(session, user, values.name, now=datetime.now(UTC), campaign_id=values.campaign_id)
+                _, text = add_token(session, user, values.name, now=request.app.state.clock(), campaign_id=values.campaign_id)
             except FormInvalid as exc:
                 return _page(request, user, Form.rejected(form_fields(TokenCreate, options), data, exc), status=422)
         return _page(request, user, made=text, status=201)
@@ -89,7 +88,7 @@ async def revoke(request: Request, token_id: int) -> Response:
             mine = {t.id for t in accounts.tokens_of(session, user_id=owner.id or 0)} if owner else set()
             if token_id not in mine:
                 raise NotFound(f"no token {token_id} of yours")
-            revoke_token(session, token_id, now=datetime.now(UTC))
+            revoke_token(session, token_id, now=request.app.state.clock())
 
     await run_in_threadpool(run)
     return RedirectResponse("/tokens", status_code=303)

@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.db.engine import new_session
+from app.models.errors import FormInvalid
 from app.services.backup import export_campaign, import_campaign
-from app.services.errors import FormInvalid
 
 DATA = Path(__file__).parent.parent / "data"
 HTMX = {"HX-Request": "true"}

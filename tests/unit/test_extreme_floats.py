@@ -14,8 +14,8 @@ from app.models.fields import LARGEST, SMALLEST
 from app.planning.model import Effect, EffectKind, ThreePoint
 from app.planning.projection import project_regime, verdict
 from app.planning.uncertainty import simulate
+from app.text import formatting as fmt
 from app.views import charts
-from app.views import formatting as fmt
 from tests.factories import make_campaign, make_intervention, make_regime, make_tier
 
 ANY_FLOAT = st.floats(allow_nan=True, allow_infinity=True)

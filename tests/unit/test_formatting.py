@@ -4,7 +4,7 @@ parameter counts, metrics in words, verdicts written with the same digits."""
 import pytest
 
 from app.planning.projection import verdict
-from app.views import formatting as fmt
+from app.text import formatting as fmt
 
 
 @pytest.mark.parametrize(("value", "text"), [

@@ -310,7 +310,7 @@ def test_abandoned_upload_folders_are_removed_after_a_day(app, tmp_path):
     import os
     import time
 
-    from app.web.uploads import UPLOAD_TTL_S, remove_stale_uploads
+    from app.services.import_jobs import UPLOAD_TTL_S, remove_stale_uploads
 
     old, fresh = tmp_path / ("a" * 32), tmp_path / ("b" * 32)
     for folder in (old, fresh):

@@ -51,11 +51,11 @@ def test_a_forged_or_foreign_cookie_is_no_login(client, app, clock, demo_id):
 def test_an_api_token_works_until_it_is_revoked(client, app, clock, demo_id):
     register(app, clock)
     with new_session(app.state.engine) as session:
-        token, text = add_token(session, "ana", "ci", now=clock())
+        token_id, text = add_token(session, "ana", "ci", now=clock())
     bearer = {"Authorization": f"Bearer {text}"}
     assert client.post(f"/api/campaigns/{demo_id}/measurements", json=BODY, headers=bearer).status_code == 201
     with new_session(app.state.engine) as session:
-        revoke_token(session, token.id, now=clock())
+        revoke_token(session, token_id, now=clock())
     assert client.post(f"/api/campaigns/{demo_id}/measurements", json=BODY, headers=bearer).status_code == 401
     assert client.post(f"/api/campaigns/{demo_id}/measurements", json=BODY,
                        headers={"Authorization": "Bearer tp_guess"}).status_code == 401

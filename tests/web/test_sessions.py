@@ -12,8 +12,8 @@ from sqlmodel import func, select
 
 from app.db.account_tables import LoginFailure, LoginSession
 from app.db.engine import Sessions, make_engine, new_session
+from app.models.errors import FormInvalid
 from app.services.accounts import MAX_FAILURES, TooManyFailures, add_token, add_user, log_in
-from app.services.errors import FormInvalid
 from tests.web.test_login import BODY, register
 
 PASSWORD = "correct horse battery"
