@@ -13,10 +13,7 @@ RUN pip install -r /tmp/requirements.lock
 
 # Then the package itself (templates, static files and migrations ship inside it), owned by root.
 COPY pyproject.toml README.md /src/
-COPY app /src/app
-COPY templates /src/templates
-COPY static /src/static
-COPY migrations /src/migrations
+COPY src /src/src
 RUN pip install --no-deps /src && rm -rf /src
 
 RUN useradd --create-home --uid 10001 tierplan && mkdir -p /data/uploads && chown -R tierplan:tierplan /data

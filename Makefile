@@ -2,7 +2,7 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
-# htmx is vendored into static/vendor/ from the npm package htmx.org, pinned here.
+# htmx is vendored into src/tierplan/static/vendor/ from the npm package htmx.org, pinned here.
 HTMX_VERSION := 2.0.11
 # Swagger UI for /docs, from the npm package swagger-ui-dist, pinned here.
 SWAGGER_UI_VERSION := 5.35.0
@@ -41,7 +41,7 @@ chromium:
 
 # ruff and mypy, configured in pyproject.toml; `make test` runs this first.
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check app tests bench migrations
+	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 
 test: lint chromium
@@ -69,11 +69,11 @@ bench: $(VENV)/.installed-test
 vendor:
 	cd $$(mktemp -d) && npm pack --silent htmx.org@$(HTMX_VERSION) && tar xzf htmx.org-$(HTMX_VERSION).tgz && \
 	  { echo '/* htmx.org@$(HTMX_VERSION) (npm package htmx.org, dist/htmx.min.js), vendored unmodified below; refresh with `make vendor`. */'; \
-	    cat package/dist/htmx.min.js; } > $(CURDIR)/static/vendor/htmx.min.js
+	    cat package/dist/htmx.min.js; } > $(CURDIR)/src/tierplan/static/vendor/htmx.min.js
 	cd $$(mktemp -d) && npm pack --silent swagger-ui-dist@$(SWAGGER_UI_VERSION) && \
-	  tar xzf swagger-ui-dist-$(SWAGGER_UI_VERSION).tgz && mkdir -p $(CURDIR)/static/vendor/swagger-ui && \
+	  tar xzf swagger-ui-dist-$(SWAGGER_UI_VERSION).tgz && mkdir -p $(CURDIR)/src/tierplan/static/vendor/swagger-ui && \
 	  cp package/swagger-ui-bundle.js package/swagger-ui.css package/LICENSE package/NOTICE \
-	    $(CURDIR)/static/vendor/swagger-ui/
+	    $(CURDIR)/src/tierplan/static/vendor/swagger-ui/
 	cd $$(mktemp -d) && npm pack --silent axe-core@$(AXE_VERSION) && tar xzf axe-core-$(AXE_VERSION).tgz && \
 	  mkdir -p $(CURDIR)/tests/browser/vendor && cp package/axe.min.js package/LICENSE $(CURDIR)/tests/browser/vendor/ && \
 	  echo 'axe-core@$(AXE_VERSION) (npm package axe-core), vendored unmodified for the tests; refresh with `make vendor`.' \

@@ -20,4 +20,4 @@ def ensure_project_python() -> None:
         if venv_python.exists() and Path(sys.prefix).resolve() != (ROOT / ".venv").resolve():
             os.execv(str(venv_python), [str(venv_python), *sys.argv])
         raise SystemExit("the project's dependencies are missing: run `make bench`, which installs them") from None
-    sys.path.insert(0, str(ROOT))
+    sys.path[:0] = [str(ROOT), str(ROOT / "src")]  # tests/ from the checkout, tierplan even when not installed

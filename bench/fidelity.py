@@ -19,13 +19,13 @@ import json
 import math
 from pathlib import Path
 
-from app.importers.benchmarks import parse_results_json
-from app.importers.buckets import bucket_kernels, step_shares
-from app.importers.torch_trace import parse_trace
-from app.planning import model as core
-from app.planning.projection import project_regime
-from app.planning.step import GPU_GAP_PRIOR_US
-from app.planning.uncertainty import simulate
+from tierplan.importers.benchmarks import parse_results_json
+from tierplan.importers.buckets import bucket_kernels, step_shares
+from tierplan.importers.torch_trace import parse_trace
+from tierplan.planning import model as core
+from tierplan.planning.projection import project_regime
+from tierplan.planning.step import GPU_GAP_PRIOR_US
+from tierplan.planning.uncertainty import simulate
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = Path(__file__).with_name("fidelity_cases.json")

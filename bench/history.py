@@ -95,7 +95,7 @@ def write_history(path: Path, nights: int, regimes: int, first: int = 0) -> int:
     return nights * regimes
 
 
-PEAK = ("import resource, runpy, sys\nsys.argv = sys.argv[1:]\ntry:\n    runpy.run_module('app.cli', run_name='__main__')\n"
+PEAK = ("import resource, runpy, sys\nsys.argv = sys.argv[1:]\ntry:\n    runpy.run_module('tierplan.cli', run_name='__main__')\n"
         "finally:\n    print('peak', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
 
 
@@ -149,7 +149,7 @@ def measure(port: int, requests: int, tmp: Path, regimes: int, nights: int) -> d
         night = tmp / f"night-{n}.json"
         write_history(night, 1, regimes, first=nights + n)
         start = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "app.cli", "push", str(night), "--server",
+        done = subprocess.run([sys.executable, "-m", "tierplan.cli", "push", str(night), "--server",
                                f"http://127.0.0.1:{port}", "--campaign", "1", "--add-regimes", "--confirm"],
                               cwd=ROOT, capture_output=True, text=True)
         pushes.append(time.perf_counter() - start)
@@ -169,9 +169,9 @@ def fresh(database: str, tmp: Path) -> str:
 
 def case(database: str, years: int, regimes: int, args, tmp: Path) -> dict[str, tuple[float, int]]:
     url = fresh(database, tmp)
-    subprocess.run([sys.executable, "-m", "app.cli", "migrate"], cwd=ROOT, check=True, capture_output=True,
+    subprocess.run([sys.executable, "-m", "tierplan.cli", "migrate"], cwd=ROOT, check=True, capture_output=True,
                    env={**os.environ, "TIERPLAN_DATABASE_URL": url})
-    subprocess.run([sys.executable, "-m", "app.cli", "demo"], cwd=ROOT, check=True, capture_output=True,
+    subprocess.run([sys.executable, "-m", "tierplan.cli", "demo"], cwd=ROOT, check=True, capture_output=True,
                    env={**os.environ, "TIERPLAN_DATABASE_URL": url, "TIERPLAN_LOAD_DEMO_ON_EMPTY": "false"})
     nights = 365 * years
     extra: dict[str, tuple[float, int]] = {}

@@ -30,7 +30,7 @@ FIXTURE = ROOT / "tests" / "data" / "trace_eager_b1.json.gz"
 READERS = {
     "json.load": "import json; json.load(open(PATH, 'rb'))",
     "tierplan import": (
-        "from app.importers.torch_trace import parse_trace; from app.importers.buckets import bucket_kernels; "
+        "from tierplan.importers.torch_trace import parse_trace; from tierplan.importers.buckets import bucket_kernels; "
         "s = parse_trace(open(PATH, 'rb'), PATH); bucket_kernels(s); "
         "print('decode steps', s.steps.decode_steps, file=__import__('sys').stderr)"
     ),
@@ -39,7 +39,7 @@ READERS = {
 # mark a process inherits across fork and exec from the one that started it.
 MEASURE = """
 import resource, sys, time
-sys.path.insert(0, ROOT)
+sys.path[:0] = [ROOT, ROOT + "/src"]
 PATH = sys.argv[1]
 try:
     open("/proc/self/clear_refs", "w").write("5")

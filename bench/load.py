@@ -37,7 +37,7 @@ def serve(url: str, workers: int) -> tuple[subprocess.Popen, int]:
     port = free_port()
     env = {**os.environ, "TIERPLAN_DATABASE_URL": url}
     log = open(os.environ.get("TIERPLAN_BENCH_LOG", os.devnull), "a")  # the server writes to it until it ends
-    process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--workers", str(workers)],
+    process = subprocess.Popen([sys.executable, "-m", "tierplan.cli", "serve", "--port", str(port), "--workers", str(workers)],
                                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 60
     while True:

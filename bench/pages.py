@@ -110,7 +110,7 @@ def main() -> None:
     folder = tempfile.mkdtemp()
     port = free_port()
     env = {**os.environ, "TIERPLAN_DATABASE_URL": f"sqlite:///{folder}/bench.db"}
-    server = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)], cwd=ROOT, env=env,
+    server = subprocess.Popen([sys.executable, "-m", "tierplan.cli", "serve", "--port", str(port)], cwd=ROOT, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30

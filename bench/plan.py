@@ -21,11 +21,11 @@ import time
 
 import numpy as np
 
-from app.planning.effects import three_points
-from app.planning.model import Campaign, Effect, EffectKind, Intervention, Profile, Regime, SpecDecode, ThreePoint, Tier
-from app.planning.projection import project_campaign
-from app.planning.tiering import suggest_order
-from app.planning.uncertainty import pert, simulate
+from tierplan.planning.effects import three_points
+from tierplan.planning.model import Campaign, Effect, EffectKind, Intervention, Profile, Regime, SpecDecode, ThreePoint, Tier
+from tierplan.planning.projection import project_campaign
+from tierplan.planning.tiering import suggest_order
+from tierplan.planning.uncertainty import pert, simulate
 
 BUCKETS = ("attention", "moe", "dense_gemm", "communication", "sampling", "other")
 

@@ -75,7 +75,7 @@ def main() -> None:
     port = free_port()
     env = {**os.environ, "TIERPLAN_DATABASE_URL": f"sqlite:///{folder}/bench.db", "TIERPLAN_INLINE_PARSE_MB": "0",
            "TIERPLAN_UPLOAD_DIR": f"{folder}/uploads"}
-    server = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)], cwd=ROOT, env=env,
+    server = subprocess.Popen([sys.executable, "-m", "tierplan.cli", "serve", "--port", str(port)], cwd=ROOT, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60

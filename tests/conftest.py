@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import Settings
-from app.db.engine import make_engine, new_session
-from app.db.migrate import upgrade_to_head
+from tierplan.config import Settings
+from tierplan.db.engine import make_engine, new_session
+from tierplan.db.migrate import upgrade_to_head
 
 PG_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
@@ -99,7 +99,7 @@ def session(engine):
 
 @pytest.fixture
 def app(sqlite_url, clock, tmp_path):
-    from app.main import create_app
+    from tierplan.main import create_app
 
     settings = Settings(database_url=sqlite_url, load_demo_on_empty=False, upload_dir=tmp_path / "uploads")
     app = create_app(settings, clock=clock)
@@ -115,8 +115,8 @@ def client(app) -> TestClient:
 
 @pytest.fixture
 def demo_id(app, clock) -> int:
-    from app.services.demo import load_demo
-    from app.services.snapshots import settle_pending
+    from tierplan.services.demo import load_demo
+    from tierplan.services.snapshots import settle_pending
 
     with new_session(app.state.engine) as session:
         campaign_id = load_demo(session, now=clock()).id

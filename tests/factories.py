@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from app.planning.model import (
+from tierplan.planning.model import (
     Campaign,
     Comparator,
     Effect,

@@ -28,7 +28,7 @@ def start(database_url: str, log_path: Path, *args: str, **settings: str) -> tup
     env = {**os.environ, "TIERPLAN_DATABASE_URL": database_url,
            **{f"TIERPLAN_{name.upper()}": value for name, value in settings.items()}}
     log = open(log_path, "a")
-    process = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port), *args], env=env,
+    process = subprocess.Popen([sys.executable, "-m", "tierplan.cli", "serve", "--port", str(port), *args], env=env,
                                stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30

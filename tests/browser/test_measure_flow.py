@@ -146,7 +146,7 @@ def test_a_value_typed_while_logged_out_is_back_in_the_form_after_the_login(serv
     import sys
 
     env = {**os.environ, "TIERPLAN_DATABASE_URL": f"sqlite:///{tmp_path / 'browser.db'}"}  # the server's
-    subprocess.run([sys.executable, "-m", "app.cli", "user", "add", "ana", "--password-stdin"], env=env, check=True,
+    subprocess.run([sys.executable, "-m", "tierplan.cli", "user", "add", "ana", "--password-stdin"], env=env, check=True,
                    input="correct horse battery\n", capture_output=True, text=True, timeout=60)
     page.goto(f"{server}/campaigns/1")
     fill_measurement(page, "concurrency 16", "output_tok_s", "42.5", "nightly run 311")

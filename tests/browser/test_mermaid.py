@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.exporters.markdown import MERMAID_PALETTE
+from tierplan.exporters.markdown import MERMAID_PALETTE
 
 pytestmark = pytest.mark.browser
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.db.engine import new_session
-from app.models.errors import FormInvalid
-from app.services.backup import export_campaign, import_campaign
+from tierplan.db.engine import new_session
+from tierplan.models.errors import FormInvalid
+from tierplan.services.backup import export_campaign, import_campaign
 
 DATA = Path(__file__).parent.parent / "data"
 HTMX = {"HX-Request": "true"}
@@ -77,7 +77,7 @@ def test_a_bad_backup_names_the_table_and_row_and_writes_nothing(app, demo_id, c
         assert len(export_campaign(session, demo_id)["tables"]["campaign"]) == 1
         from sqlmodel import func, select
 
-        from app.db.tables import Campaign
+        from tierplan.db.tables import Campaign
         assert session.exec(select(func.count()).select_from(Campaign)).one() == 1
 
 
@@ -85,7 +85,7 @@ def test_the_cli_round_trips_a_campaign(sqlite_url, tmp_path):
     env = {**os.environ, "TIERPLAN_DATABASE_URL": sqlite_url}
 
     def tierplan(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "app.cli", *args], env=env, capture_output=True, text=True,
+        return subprocess.run([sys.executable, "-m", "tierplan.cli", *args], env=env, capture_output=True, text=True,
                               timeout=120)
 
     assert tierplan("demo").returncode == 0

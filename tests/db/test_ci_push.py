@@ -16,7 +16,7 @@ DATA = Path(__file__).parent.parent / "data"
 
 
 def tierplan(*args: str, url: str = "sqlite:///unused.db") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([sys.executable, "-m", "tierplan.cli", *args], capture_output=True, text=True, timeout=120,
                           env={"TIERPLAN_DATABASE_URL": url, "PATH": "/usr/bin:/bin"})
 
 

@@ -8,7 +8,7 @@ from markdown_it import MarkdownIt
 
 def tierplan(*args, url: str):
     return subprocess.run(
-        [sys.executable, "-m", "app.cli", *args], capture_output=True, text=True, timeout=120,
+        [sys.executable, "-m", "tierplan.cli", *args], capture_output=True, text=True, timeout=120,
         env={"TIERPLAN_DATABASE_URL": url, "PATH": "/usr/bin:/bin"},
     )
 
@@ -77,7 +77,7 @@ def test_import_names_the_bad_file_and_writes_nothing(tmp_path):
 
 
 def test_version_usage_errors_and_help(tmp_path):
-    from app import __version__
+    from tierplan import __version__
 
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     version = tierplan("--version", url=url)

@@ -14,20 +14,20 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import col, func, select
 
-from app.config import Settings
-from app.db import repo
-from app.db.engine import Sessions, make_engine, new_session
-from app.db.mappers import to_core_measurements
-from app.db.tables import Measurement, pk
-from app.planning.calibration import calibrate
-from app.planning.capacity import campaign_gate_results, load_points
-from app.planning.checks import Reading, check_reading
-from app.planning.model import MeasurementKind
-from app.services.analysis import core_campaign
-from app.services.demo import load_demo
-from app.services.import_confirm import confirm_import
-from app.services.imports import ImportOptions, preview_import
-from app.services.snapshots import settle_pending
+from tierplan.config import Settings
+from tierplan.db import repo
+from tierplan.db.engine import Sessions, make_engine, new_session
+from tierplan.db.mappers import to_core_measurements
+from tierplan.db.tables import Measurement, pk
+from tierplan.planning.calibration import calibrate
+from tierplan.planning.capacity import campaign_gate_results, load_points
+from tierplan.planning.checks import Reading, check_reading
+from tierplan.planning.model import MeasurementKind
+from tierplan.services.analysis import core_campaign
+from tierplan.services.demo import load_demo
+from tierplan.services.import_confirm import confirm_import
+from tierplan.services.imports import ImportOptions, preview_import
+from tierplan.services.snapshots import settle_pending
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
@@ -117,7 +117,7 @@ def long_campaign(database_url, tmp_path):
 
 
 def _app(url: str, tmp_path: Path):
-    from app.main import create_app
+    from tierplan.main import create_app
 
     return create_app(Settings(database_url=url, load_demo_on_empty=False, upload_dir=tmp_path / "uploads"),
                       clock=lambda: NOW)
@@ -190,7 +190,7 @@ def test_a_chart_of_a_long_history_draws_stretches_and_keeps_a_spike(long_campai
             "tier_id": client.get(f"/api/campaigns/{campaign_id}/tiers").json()[0]["id"], "regime_id": 1,
             "metric": "itl_ms", "comparator": "<=", "threshold": 200})
         assert gates.status_code == 201
-    from app.services import runs
+    from tierplan.services import runs
 
     with new_session(engine) as session:
         regime = repo.regime_named(session, campaign_id=campaign_id, name="batch 1")
@@ -223,9 +223,9 @@ def test_a_database_error_says_what_failed_and_names_migrate_only_when_the_schem
                                                                                              capsys):
     from sqlalchemy import text
 
-    from app.cli import main
-    from app.config import get_settings
-    from app.db.migrate import upgrade_to_head
+    from tierplan.cli import main
+    from tierplan.config import get_settings
+    from tierplan.db.migrate import upgrade_to_head
 
     behind = f"sqlite:///{tmp_path / 'empty.db'}"
     monkeypatch.setenv("TIERPLAN_DATABASE_URL", behind)

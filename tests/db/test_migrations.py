@@ -5,13 +5,13 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlmodel import SQLModel
 
-import app.db.account_tables  # registers the tables on SQLModel.metadata, as migrations/env.py does
-import app.db.history_tables
-import app.db.job_tables
-import app.db.snapshot_tables
-import app.db.tables  # noqa: F401
-from app.db.engine import make_engine
-from app.db.migrate import alembic_config
+import tierplan.db.account_tables  # registers the tables on SQLModel.metadata, as migrations/env.py does
+import tierplan.db.history_tables
+import tierplan.db.job_tables
+import tierplan.db.snapshot_tables
+import tierplan.db.tables  # noqa: F401
+from tierplan.db.engine import make_engine
+from tierplan.db.migrate import alembic_config
 
 
 def schema_differences(url: str) -> list:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -20,7 +19,7 @@ CHECKOUT = Path(__file__).resolve().parent.parent.parent
 
 
 def _fresh_venv(root: Path) -> Path:
-    """A new virtualenv whose only extra path is this one's site-packages (the dependencies, not `app`)."""
+    """A new virtualenv whose only extra path is this one's site-packages (the dependencies, not `tierplan`)."""
     venv.create(root, with_pip=False)
     purelib = Path(subprocess.check_output(
         [root / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], text=True
@@ -45,7 +44,7 @@ def test_a_wheel_of_the_checkout_migrates_and_serves_outside_it(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "TIERPLAN_DATABASE_URL": f"sqlite:///{elsewhere / 'x.db'}"}
-    where = subprocess.run([bin_dir / "python", "-c", "import app; print(app.__file__)"], cwd=elsewhere, env=env,
+    where = subprocess.run([bin_dir / "python", "-c", "import tierplan; print(tierplan.__file__)"], cwd=elsewhere, env=env,
                            capture_output=True, text=True, check=True).stdout
     assert str(tmp_path / "venv") in where and str(CHECKOUT) not in where
 
@@ -80,13 +79,20 @@ def test_a_wheel_of_the_checkout_migrates_and_serves_outside_it(tmp_path):
     assert not (CHECKOUT / "var" / "x.db").exists()
 
 
+PACKAGE = CHECKOUT / "src" / "tierplan"
+
+
+def _package_files() -> set[str]:
+    """Every file of src/tierplan/ (code, templates, static files, migrations), as the wheel names it."""
+    return {f"tierplan/{path.relative_to(PACKAGE)}" for path in PACKAGE.rglob("*")
+            if path.is_file() and "__pycache__" not in path.parts}
+
+
 def _missing_from(wheel: Path) -> list[str]:
-    """The checkout's templates, static files and migrations the wheel does not hold (as app/<folder>/...)."""
-    shipped = set(zipfile.ZipFile(wheel).namelist())
-    return [f"app/{folder}/{path.relative_to(CHECKOUT / folder)}"
-            for folder in ("templates", "static", "migrations") for path in sorted((CHECKOUT / folder).rglob("*"))
-            if path.is_file() and not {"screenshots", "__pycache__"} & set(path.parts)
-            and f"app/{folder}/{path.relative_to(CHECKOUT / folder)}" not in shipped]
+    """What the wheel and the checkout's package differ by: a file one holds and the other does not."""
+    shipped = {name for name in zipfile.ZipFile(wheel).namelist() if name.startswith("tierplan/")}
+    ours = _package_files()
+    return sorted((ours - shipped) | (shipped - ours))
 
 
 def _wait_for(url: str, process: subprocess.Popen, log: Path) -> None:
@@ -102,11 +108,9 @@ def _wait_for(url: str, process: subprocess.Popen, log: Path) -> None:
             time.sleep(0.2)
 
 
-def test_the_wheel_lists_every_subpackage_of_app():
-    """pyproject.toml names the packages one by one (the resource folders are mapped in): none may be missing."""
-    import tomllib
-
-    listed = set(tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {".".join(p.relative_to(CHECKOUT).parts[:-1]) for p in (CHECKOUT / "app").rglob("__init__.py")}
-    assert found <= listed, found - listed
-    assert os.path.isdir(CHECKOUT / "templates") and os.path.isdir(CHECKOUT / "migrations")
+def test_the_package_holds_its_resources_and_its_code():
+    """The package is all there is: the checkout has no code, templates or migrations outside src/tierplan."""
+    files = _package_files()
+    assert {"tierplan/main.py", "tierplan/templates/base.html", "tierplan/static/favicon.svg",
+            "tierplan/migrations/env.py", "tierplan/text/formatting.py"} <= files
+    assert not any((CHECKOUT / name).exists() for name in ("app", "templates", "static", "migrations"))

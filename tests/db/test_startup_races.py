@@ -33,7 +33,7 @@ def empty_url(request, tmp_path) -> str:
 
 def test_four_migrations_at_once_all_succeed(empty_url):
     env = {**os.environ, "TIERPLAN_DATABASE_URL": empty_url}
-    runs = [subprocess.Popen([sys.executable, "-m", "app.cli", "migrate"], env=env, stdout=subprocess.PIPE,
+    runs = [subprocess.Popen([sys.executable, "-m", "tierplan.cli", "migrate"], env=env, stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True) for _ in range(4)]
     outputs = [(run.wait(timeout=120), run.stdout.read() if run.stdout else "") for run in runs]
     assert [code for code, _ in outputs] == [0, 0, 0, 0], outputs

@@ -6,15 +6,15 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
-from app.db import repo
-from app.db.engine import Sessions, make_engine, new_session
-from app.db.tables import Campaign, Measurement, Regime
-from app.models.measurements import MeasurementCreate
-from app.services.demo import load_demo
-from app.services.measurements import record_measurement
-from app.services.plan import plan_of
-from app.services.runs import runs_page
-from app.views.plan import plan_view
+from tierplan.db import repo
+from tierplan.db.engine import Sessions, make_engine, new_session
+from tierplan.db.tables import Campaign, Measurement, Regime
+from tierplan.models.measurements import MeasurementCreate
+from tierplan.services.demo import load_demo
+from tierplan.services.measurements import record_measurement
+from tierplan.services.plan import plan_of
+from tierplan.services.runs import runs_page
+from tierplan.views.plan import plan_view
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
@@ -78,9 +78,9 @@ def test_a_provenance_outside_the_four_is_refused(db):
 def test_an_import_commits_as_one_and_undoes_as_one(db, tmp_path):
     from pathlib import Path
 
-    from app.db.tables import ImportRecord, ProfileShare
-    from app.services.import_confirm import confirm_import, undo_import
-    from app.services.imports import ImportOptions, preview_import
+    from tierplan.db.tables import ImportRecord, ProfileShare
+    from tierplan.services.import_confirm import confirm_import, undo_import
+    from tierplan.services.imports import ImportOptions, preview_import
 
     data = Path(__file__).parent.parent / "data"
     campaign = load_demo(db, now=NOW)

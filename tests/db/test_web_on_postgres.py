@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import Settings
-from app.db.engine import new_session
-from app.main import create_app
-from app.services.demo import load_demo
+from tierplan.config import Settings
+from tierplan.db.engine import new_session
+from tierplan.main import create_app
+from tierplan.services.demo import load_demo
 
 pytestmark = pytest.mark.postgres
 DATA = Path(__file__).parent.parent / "data"

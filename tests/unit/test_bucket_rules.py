@@ -2,10 +2,10 @@
 
 import pytest
 
-from app.importers.buckets import DEFAULT_RULES, UNLISTED_BUCKET, bucket_kernels, step_shares
-from app.importers.kernel_csv import parse_nsys
-from app.importers.records import KernelSummary
 from tests.unit.test_importers import text
+from tierplan.importers.buckets import DEFAULT_RULES, UNLISTED_BUCKET, bucket_kernels, step_shares
+from tierplan.importers.kernel_csv import parse_nsys
+from tierplan.importers.records import KernelSummary
 
 # Each name as a profiler shows it, from the source that launches it (checked with the search tool).
 NAMES = {

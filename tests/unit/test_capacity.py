@@ -1,8 +1,8 @@
 """Capacity at SLO on load points whose answer is worked out by hand."""
 
-from app.planning.capacity import LoadPoint, capacity, projected_values
-from app.planning.model import Comparator, Objective
-from app.planning.projection import Step, Verdict
+from tierplan.planning.capacity import LoadPoint, capacity, projected_values
+from tierplan.planning.model import Comparator, Objective
+from tierplan.planning.projection import Step, Verdict
 
 TTFT = Objective("p99_ttft_ms", Comparator.AT_MOST, 2000.0)
 TPOT = Objective("median_tpot_ms", Comparator.AT_MOST, 50.0)

@@ -2,10 +2,10 @@
 
 import pytest
 
-from app.planning.ceiling import GpuSpec, ModelSpec, decode_ceiling, distinct_experts
-from app.planning.model import PlanningError
-from app.planning.projection import project_regime
 from tests.factories import make_campaign, make_intervention, make_regime, step_effect
+from tierplan.planning.ceiling import GpuSpec, ModelSpec, decode_ceiling, distinct_experts
+from tierplan.planning.model import PlanningError
+from tierplan.planning.projection import project_regime
 
 
 def gpu(**overrides) -> GpuSpec:

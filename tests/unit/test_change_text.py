@@ -1,8 +1,8 @@
 """What an edit changed, in words."""
 
-from app.models.effects import EffectCreate
-from app.models.plan_rows import InterventionCreate
-from app.services.change_text import change_text
+from tierplan.models.effects import EffectCreate
+from tierplan.models.plan_rows import InterventionCreate
+from tierplan.services.change_text import change_text
 
 
 def test_each_changed_field_is_named_with_its_old_and_new_value():

@@ -4,7 +4,7 @@ scale when the values span more than 10x."""
 import re
 from xml.etree import ElementTree as ET
 
-from app.views.charts import TierPoint, projection_chart, scale_of
+from tierplan.views.charts import TierPoint, projection_chart, scale_of
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -52,7 +52,7 @@ def test_nothing_measured_draws_nothing():
 
 
 def test_the_shares_chart_stacks_each_step_to_its_whole():
-    from app.views.charts import shares_chart, shares_rows
+    from tierplan.views.charts import shares_chart, shares_rows
 
     steps = [("baseline", (("attention", 0.6), ("moe", 0.3), ("other", 0.1))),
              ("after A", (("attention", 0.3), ("moe", 0.5), ("other", 0.2)))]
@@ -68,9 +68,9 @@ def test_the_shares_chart_stacks_each_step_to_its_whole():
 
 
 def test_the_whatif_chart_draws_each_buckets_curve_and_names_its_limit():
-    from app.planning.model import Profile
-    from app.planning.whatif import what_if
-    from app.views.charts import whatif_chart
+    from tierplan.planning.model import Profile
+    from tierplan.planning.whatif import what_if
+    from tierplan.views.charts import whatif_chart
 
     curves = what_if(Profile.of({"attention": 0.6, "moe": 0.3}))
     svg = ET.fromstring(re.sub(r' xmlns="[^"]+"', "", str(whatif_chart(
@@ -83,7 +83,7 @@ def test_the_whatif_chart_draws_each_buckets_curve_and_names_its_limit():
 
 
 def test_the_waterfall_credits_each_intervention_and_cuts_at_the_ceiling():
-    from app.views.charts import waterfall_bars, waterfall_chart
+    from tierplan.views.charts import waterfall_bars, waterfall_chart
 
     bars = waterfall_bars(10.0, [("A", 30.0, (("A1", 2.0), ("A2", 3.0))), ("B", 40.0, (("B1", 5.0),))])
     assert [(b.label, b.start, b.end, b.kind) for b in bars] == [

@@ -4,9 +4,9 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from app.planning.checks import Reading, check_reading
-from app.planning.model import Comparator, Gate, MeasurementKind, Status
 from tests.factories import make_campaign, make_intervention, make_measurement, make_regime, make_tier, step_effect
+from tierplan.planning.checks import Reading, check_reading
+from tierplan.planning.model import Comparator, Gate, MeasurementKind, Status
 
 NOW = datetime(2026, 12, 1, 12)
 

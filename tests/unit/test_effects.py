@@ -2,10 +2,10 @@
 
 import pytest
 
-from app.planning.effects import spec_expected_tokens, spec_expected_tokens_from_positions, spec_speedup
-from app.planning.model import Effect, EffectKind, PlanningError, SpecDecode, ThreePoint
-from app.planning.projection import project_regime
 from tests.factories import make_campaign, make_intervention, make_regime, same
+from tierplan.planning.effects import spec_expected_tokens, spec_expected_tokens_from_positions, spec_speedup
+from tierplan.planning.model import Effect, EffectKind, PlanningError, SpecDecode, ThreePoint
+from tierplan.planning.projection import project_regime
 
 
 def spec_effect(**spec) -> Effect:

@@ -10,13 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markupsafe import Markup
 
-from app.models.fields import LARGEST, SMALLEST
-from app.planning.model import Effect, EffectKind, ThreePoint
-from app.planning.projection import project_regime, verdict
-from app.planning.uncertainty import simulate
-from app.text import formatting as fmt
-from app.views import charts
 from tests.factories import make_campaign, make_intervention, make_regime, make_tier
+from tierplan.models.fields import LARGEST, SMALLEST
+from tierplan.planning.model import Effect, EffectKind, ThreePoint
+from tierplan.planning.projection import project_regime, verdict
+from tierplan.planning.uncertainty import simulate
+from tierplan.text import formatting as fmt
+from tierplan.views import charts
 
 ANY_FLOAT = st.floats(allow_nan=True, allow_infinity=True)
 MAYBE = st.none() | ANY_FLOAT

@@ -2,8 +2,8 @@
 
 import pytest
 
-from app.planning.ceiling import GpuSpec, ModelSpec, check_gpu, check_model
-from app.planning.model import Effect, EffectKind, PlanningError, SpecDecode, ThreePoint
+from tierplan.planning.ceiling import GpuSpec, ModelSpec, check_gpu, check_model
+from tierplan.planning.model import Effect, EffectKind, PlanningError, SpecDecode, ThreePoint
 
 TP = ThreePoint(1.5, 2.0, 3.0)
 RATE = ThreePoint(0.5, 0.7, 0.8)

@@ -3,8 +3,8 @@ parameter counts, metrics in words, verdicts written with the same digits."""
 
 import pytest
 
-from app.planning.projection import verdict
-from app.text import formatting as fmt
+from tierplan.planning.projection import verdict
+from tierplan.text import formatting as fmt
 
 
 @pytest.mark.parametrize(("value", "text"), [

@@ -2,10 +2,10 @@ from datetime import datetime
 
 import pytest
 
-from app.planning.gates import GateStatus, evaluate_gate, tier_validated
-from app.planning.model import Comparator, PlanningError, Severity
-from app.planning.stats import Aggregation
 from tests.factories import make_gate, make_measurement, make_tier
+from tierplan.planning.gates import GateStatus, evaluate_gate, tier_validated
+from tierplan.planning.model import Comparator, PlanningError, Severity
+from tierplan.planning.stats import Aggregation
 
 STARTED = datetime(2026, 11, 16)
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from app.importers import detect as formats
-from app.importers.benchmarks import parse_console, parse_results_json
-from app.importers.buckets import HOST_BUCKET, bucket_kernels, step_shares
-from app.importers.errors import ImportFileError
-from app.importers.kernel_csv import ColumnMap, parse_generic, parse_nsys
-from app.importers.torch_trace import parse_trace, parse_traces
+from tierplan.importers import detect as formats
+from tierplan.importers.benchmarks import parse_console, parse_results_json
+from tierplan.importers.buckets import HOST_BUCKET, bucket_kernels, step_shares
+from tierplan.importers.errors import ImportFileError
+from tierplan.importers.kernel_csv import ColumnMap, parse_generic, parse_nsys
+from tierplan.importers.torch_trace import parse_trace, parse_traces
 
 DATA = Path(__file__).parent.parent / "data"
 
@@ -344,7 +344,7 @@ def test_passes_are_found_by_an_annotation_nested_under_an_outer_python_frame():
 
 
 def values(text: str) -> list:
-    from app.importers.json_values import json_values
+    from tierplan.importers.json_values import json_values
 
     return list(json_values(io.BytesIO(text.encode()), "r.jsonl"))
 
@@ -359,7 +359,7 @@ def test_appended_results_keep_their_line_numbers_and_an_error_names_its_line():
 
 
 def test_results_are_read_shallow_so_per_request_arrays_cost_nothing():
-    from app.importers import json_values as module
+    from tierplan.importers import json_values as module
 
     text = ('{"output_throughput": 10.5, "request_rate": Infinity, "itls": [[0.1, 0.2], [0.3]], '
             '"ttfts": [' + ", ".join(["0.5"] * 1000) + '], "spec_decode_per_position": [0.9, 0.7], '

@@ -2,9 +2,9 @@
 
 import pytest
 
-from app.planning.effects import RegimeContext, apply_effect, point_draw
-from app.planning.model import Effect, EffectKind, LaunchProfile, Profile, ThreePoint
-from app.planning.step import start_state
+from tierplan.planning.effects import RegimeContext, apply_effect, point_draw
+from tierplan.planning.model import Effect, EffectKind, LaunchProfile, Profile, ThreePoint
+from tierplan.planning.step import start_state
 
 
 def eager(step_ms=10.0, busy_share=0.15, items=500, gap_us=0.5) -> Profile:

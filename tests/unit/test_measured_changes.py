@@ -5,11 +5,11 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.planning.calibration import changes_by_set, newer_changes
-from app.planning.gates import evaluate_gate
-from app.planning.model import Comparator, Gate, Measurement, MeasurementKind, Tier
-from app.planning.runs_kept import RunsKept
-from app.planning.stats import Aggregation
+from tierplan.planning.calibration import changes_by_set, newer_changes
+from tierplan.planning.gates import evaluate_gate
+from tierplan.planning.model import Comparator, Gate, Measurement, MeasurementKind, Tier
+from tierplan.planning.runs_kept import RunsKept
+from tierplan.planning.stats import Aggregation
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 STATES = [frozenset(), frozenset({"A1"}), frozenset({"A2"}), frozenset({"A1", "A2"}), frozenset({"A1", "A2", "B1"})]

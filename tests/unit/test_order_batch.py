@@ -6,9 +6,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from app.planning.ceiling import StepFloor
-from app.planning.effects import EffectDraw, RegimeContext, apply_effect, point_draw
-from app.planning.model import (
+from tests.factories import make_regime, same
+from tests.unit.test_ceiling import gpu, moe
+from tierplan.planning.ceiling import StepFloor
+from tierplan.planning.effects import EffectDraw, RegimeContext, apply_effect, point_draw
+from tierplan.planning.model import (
     Campaign,
     Effect,
     EffectKind,
@@ -21,12 +23,10 @@ from app.planning.model import (
     ThreePoint,
     Tier,
 )
-from app.planning.order_batch import groups_of, stack_log_gains, stacks_of
-from app.planning.projection import cap_tok_s, context_of
-from app.planning.step import StepState, start_state
-from app.planning.tiering import MIN_EFFORT_DAYS, suggest_order
-from tests.factories import make_regime, same
-from tests.unit.test_ceiling import gpu, moe
+from tierplan.planning.order_batch import groups_of, stack_log_gains, stacks_of
+from tierplan.planning.projection import cap_tok_s, context_of
+from tierplan.planning.step import StepState, start_state
+from tierplan.planning.tiering import MIN_EFFORT_DAYS, suggest_order
 
 BUCKETS = ("attention", "moe", "dense_gemm", "other")
 

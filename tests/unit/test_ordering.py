@@ -5,11 +5,11 @@ from datetime import datetime
 
 import pytest
 
-from app.planning.calibration import calibrate
-from app.planning.model import Profile, Status, ThreePoint
-from app.planning.tiering import effort_band, suggest_order
-from app.planning.whatif import what_if
 from tests.factories import bucket_effect, make_campaign, make_intervention, make_measurement, make_regime, step_effect
+from tierplan.planning.calibration import calibrate
+from tierplan.planning.model import Profile, Status, ThreePoint
+from tierplan.planning.tiering import effort_band, suggest_order
+from tierplan.planning.whatif import what_if
 
 
 def test_the_best_gain_per_day_comes_first():

@@ -1,7 +1,7 @@
 """What the plan's history says a change did to a regime's projection."""
 
-from app.services.snapshots import RegimeFigures, TierFigures
-from app.views.plan_history import regime_effect
+from tierplan.services.snapshots import RegimeFigures, TierFigures
+from tierplan.views.plan_history import regime_effect
 
 
 def figures(p50: float, baseline: float = 10.0) -> RegimeFigures:

@@ -1,8 +1,8 @@
 import pytest
 
-from app.planning.model import PlanningError, Profile, Status, ThreePoint
-from app.planning.projection import Verdict, amdahl_step_rel, project_regime, verdict
 from tests.factories import bucket_effect, make_campaign, make_intervention, make_regime, make_tier, step_effect
+from tierplan.planning.model import PlanningError, Profile, Status, ThreePoint
+from tierplan.planning.projection import Verdict, amdahl_step_rel, project_regime, verdict
 
 
 def project(regime, *interventions, tiers=None):

@@ -5,10 +5,10 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.planning.model import Effect, EffectKind, ThreePoint
-from app.planning.projection import project_regime
-from app.planning.uncertainty import simulate
 from tests.factories import make_campaign, make_intervention, make_regime, make_tier
+from tierplan.planning.model import Effect, EffectKind, ThreePoint
+from tierplan.planning.projection import project_regime
+from tierplan.planning.uncertainty import simulate
 
 BUCKETS = ("attention", "moe", "dense_gemm", "other")
 

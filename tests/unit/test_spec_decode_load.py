@@ -2,17 +2,17 @@
 
 import pytest
 
-from app.planning.ceiling import StepFloor
-from app.planning.model import Campaign, Effect, EffectKind, Intervention, SpecDecode, ThreePoint, Tier
-from app.planning.projection import project_regime
-from app.services.presets import GPU_PRESETS, MODEL_PRESETS
 from tests.factories import make_regime
 from tests.unit.test_ceiling import gpu, moe
+from tierplan.planning.ceiling import StepFloor
+from tierplan.planning.model import Campaign, Effect, EffectKind, Intervention, SpecDecode, ThreePoint, Tier
+from tierplan.planning.projection import project_regime
+from tierplan.services.presets import GPU_PRESETS, MODEL_PRESETS
 
 
 def v4_floor(concurrency: int) -> StepFloor:
-    from app.db.mappers import to_gpu_spec, to_model_spec
-    from app.db.tables import HardwareSpec, ModelSpec
+    from tierplan.db.mappers import to_gpu_spec, to_model_spec
+    from tierplan.db.tables import HardwareSpec, ModelSpec
 
     hardware = HardwareSpec(campaign_id=0, name="RTX PRO 6000", count=4, scaling_efficiency=0.8,
                             **GPU_PRESETS["rtx-pro-6000"].values())

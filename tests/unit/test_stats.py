@@ -4,7 +4,7 @@ gives them), identical, shifted and heavy-tailed samples, and seeded intervals."
 import numpy as np
 import pytest
 
-from app.planning.stats import (
+from tierplan.planning.stats import (
     Aggregation,
     aggregate,
     bootstrap_interval,
@@ -99,7 +99,7 @@ def _history(values, regime="batch 1", metric="output_tok_s"):
 
 
 def test_a_step_in_30_noisy_runs_is_found_at_its_first_run():
-    from app.planning.regressions import series_changes
+    from tierplan.planning.regressions import series_changes
 
     rng = np.random.default_rng(2026)
     values = list(rng.normal(100, 2.5, 17)) + list(rng.normal(91, 2.5, 13))
@@ -114,7 +114,7 @@ def test_a_step_in_30_noisy_runs_is_found_at_its_first_run():
 
 
 def test_a_latency_that_drops_is_an_improvement_and_two_steps_are_both_found():
-    from app.planning.regressions import series_changes
+    from tierplan.planning.regressions import series_changes
 
     rng = np.random.default_rng(9)
     values = list(rng.normal(30, 0.5, 10)) + list(rng.normal(24, 0.5, 10)) + list(rng.normal(27, 0.5, 10))
@@ -124,7 +124,7 @@ def test_a_latency_that_drops_is_an_improvement_and_two_steps_are_both_found():
 
 
 def test_noise_alone_or_an_outlier_is_no_change():
-    from app.planning.regressions import series_changes
+    from tierplan.planning.regressions import series_changes
 
     rng = np.random.default_rng(4)
     flat = list(rng.normal(100, 3, 30))
@@ -136,7 +136,7 @@ def test_noise_alone_or_an_outlier_is_no_change():
 
 
 def test_a_short_history_is_not_judged():
-    from app.planning.regressions import series_changes
+    from tierplan.planning.regressions import series_changes
 
     series = series_changes("batch 1", "output_tok_s", _history([100, 101, 80, 79, 78]))
     assert not series.judged and series.changes == ()

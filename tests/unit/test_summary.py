@@ -1,7 +1,7 @@
 """The plan's head: a tier's progress and the next gate to pass, read from the page's views."""
 
-from app.views.plan import GateView, InterventionView, TierView
-from app.views.summary import next_gate, tier_progress
+from tierplan.views.plan import GateView, InterventionView, TierView
+from tierplan.views.summary import next_gate, tier_progress
 
 
 def gate(status: str, severity: str = "hard", gate_id: int = 1) -> GateView:

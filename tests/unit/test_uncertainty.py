@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from app.planning.model import Effect, EffectKind, ThreePoint
-from app.planning.projection import project_regime
-from app.planning.uncertainty import pert, simulate
 from tests.factories import bucket_effect, make_campaign, make_intervention, make_regime, step_effect
+from tierplan.planning.model import Effect, EffectKind, ThreePoint
+from tierplan.planning.projection import project_regime
+from tierplan.planning.uncertainty import pert, simulate
 
 
 def spread_campaign():

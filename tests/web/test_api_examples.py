@@ -3,8 +3,8 @@
 import pytest
 from pydantic import BaseModel
 
-from app.main import create_app
-from app.models import effects, measurements, plan_rows, specs
+from tierplan.main import create_app
+from tierplan.models import effects, measurements, plan_rows, specs
 
 BODIES = [model for module in (plan_rows, effects, measurements, specs) for model in vars(module).values()
           if isinstance(model, type) and issubclass(model, BaseModel) and model.__name__.endswith(("Create", "Update"))]

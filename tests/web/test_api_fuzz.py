@@ -19,9 +19,9 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis.config import SchemathesisConfig
 from schemathesis.generation.modes import GenerationMode
 
-from app.db.engine import Sessions, make_engine
-from app.services.accounts import add_token, add_user
 from tests.serving import start
+from tierplan.db.engine import Sessions, make_engine
+from tierplan.services.accounts import add_token, add_user
 
 PINNED = {"campaign_id": 1, "regime_id": 1, "row_id": 1, "measurement_id": 1}
 EXAMPLES = 12  # a mode and an operation

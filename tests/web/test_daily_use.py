@@ -5,14 +5,14 @@ import threading
 import pytest
 from sqlmodel import func, select
 
-from app.db.engine import make_engine, new_session
-from app.db.tables import Campaign
-from app.models.plan_rows import CampaignCreate
-from app.services.campaigns import store_campaign
-from app.services.editing_effects import parse_shares
-from app.views.gate_reports import text
-from app.views.gates import GateOut, GateSummary, TierGatesOut
 from tests.web.test_imports import DATA
+from tierplan.db.engine import make_engine, new_session
+from tierplan.db.tables import Campaign
+from tierplan.models.plan_rows import CampaignCreate
+from tierplan.services.campaigns import store_campaign
+from tierplan.services.editing_effects import parse_shares
+from tierplan.views.gate_reports import text
+from tierplan.views.gates import GateOut, GateSummary, TierGatesOut
 
 
 def test_a_push_naming_an_unknown_intervention_is_refused_and_stores_nothing(client, demo_id):
@@ -47,7 +47,7 @@ def test_a_profile_line_may_name_its_source_after_a_comma():
 
 
 def test_a_dense_models_spec_says_layers_and_leaves_the_experts_out():
-    from app.views.extras import MODEL_LABELS, _pairs
+    from tierplan.views.extras import MODEL_LABELS, _pairs
 
     class Dense:
         name, total_params_b, active_params_b, layers = "Llama 3.1 70B", 70.6, 70.6, 80

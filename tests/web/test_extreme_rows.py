@@ -4,8 +4,8 @@ answers 500: a value that cannot be drawn is shown as text."""
 import pytest
 from sqlmodel import select
 
-from app.db.engine import new_session
-from app.db.tables import Effect, HardwareSpec, Measurement, Regime
+from tierplan.db.engine import new_session
+from tierplan.db.tables import Effect, HardwareSpec, Measurement, Regime
 
 EXTREMES = (5e-324, 1e-300, 1e308)
 PAGES = ("/", "/campaigns/{id}", "/campaigns/{id}/regimes/1", "/campaigns/{id}/history", "/campaigns/{id}/compare",
@@ -60,8 +60,8 @@ def test_a_measurement_of_no_physical_size_is_refused(client, demo_id, value):
 
 
 def test_per_position_acceptance_takes_rates_from_0_to_1_only(client, demo_id):
-    from app.db.mappers import per_position
-    from app.planning.model import PlanningError
+    from tierplan.db.mappers import per_position
+    from tierplan.planning.model import PlanningError
 
     assert per_position("0.8, 0.6; 0.4") == (0.8, 0.6, 0.4)
     for text in ("nan, 0.5", "inf", "-1", "0.5, 1.2", "x"):

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from app.planning.ceiling import ModelSpec as ModelShape
-from app.services.presets import MODEL_PRESETS
+from tierplan.planning.ceiling import ModelSpec as ModelShape
+from tierplan.services.presets import MODEL_PRESETS
 
 HTMX = {"HX-Request": "true"}
 

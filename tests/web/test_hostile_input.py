@@ -9,10 +9,10 @@ from urllib.parse import urlsplit
 
 from sqlmodel import func, select
 
-from app.db.engine import new_session
-from app.db.tables import Campaign
 from tests.web.test_imports import HTMX, counts
 from tests.web.test_parse_jobs import job_state, post_trace, slow_trace, uploads
+from tierplan.db.engine import new_session
+from tierplan.db.tables import Campaign
 
 
 def campaigns(app) -> int:

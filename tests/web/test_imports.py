@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from sqlmodel import func, select
 
-from app.db.engine import new_session
-from app.db.tables import ImportRecord, Measurement, Profile
+from tierplan.db.engine import new_session
+from tierplan.db.tables import ImportRecord, Measurement, Profile
 
 DATA = Path(__file__).parent.parent / "data"
 HTMX = {"HX-Request": "true"}
@@ -250,9 +250,9 @@ def test_confirming_one_upload_at_once_from_several_sessions_stores_it_once(clie
     """The same batch confirmed four times at once (a double click, a retry) is stored once."""
     import threading
 
-    from app.db.engine import Sessions
-    from app.services.import_confirm import confirm_import
-    from app.services.imports import ImportOptions, preview_import
+    from tierplan.db.engine import Sessions
+    from tierplan.services.import_confirm import confirm_import
+    from tierplan.services.imports import ImportOptions, preview_import
 
     before = counts(app)
     with new_session(app.state.engine) as session:
@@ -289,8 +289,8 @@ def test_a_kernel_rule_rE2_cannot_match_in_linear_time_is_refused_before_it_is_s
 def test_a_rule_that_backtracks_in_python_is_kept_and_matched_in_linear_time(client, demo_id, pattern):
     """The shapes that take exponential (or high polynomial) time in a backtracking engine: RE2 matches them in
     time linear in the name, so they are kept and a long adversarial kernel name buckets at once."""
-    from app.importers.buckets import bucket_kernels
-    from app.importers.records import KernelSummary
+    from tierplan.importers.buckets import bucket_kernels
+    from tierplan.importers.records import KernelSummary
 
     rules = f"{pattern} => moe\n"
     assert client.post(f"/campaigns/{demo_id}/import/rules", data={"rules": rules}, headers=HTMX).status_code == 204
@@ -310,7 +310,7 @@ def test_abandoned_upload_folders_are_removed_after_a_day(app, tmp_path):
     import os
     import time
 
-    from app.services.import_jobs import UPLOAD_TTL_S, remove_stale_uploads
+    from tierplan.services.import_jobs import UPLOAD_TTL_S, remove_stale_uploads
 
     old, fresh = tmp_path / ("a" * 32), tmp_path / ("b" * 32)
     for folder in (old, fresh):

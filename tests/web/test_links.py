@@ -4,7 +4,7 @@ import html
 import re
 from collections import Counter
 
-from app.main import create_app
+from tierplan.main import create_app
 
 LINK = re.compile(r'(?:href|hx-get)="(/[^"#]*)[^"]*"')
 FORM = re.compile(r'(?:action|hx-post)="([^"]*)"')

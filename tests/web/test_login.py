@@ -4,8 +4,8 @@ import re
 import subprocess
 import sys
 
-from app.db.engine import new_session
-from app.services.accounts import MAX_FAILURES, add_token, add_user, revoke_token
+from tierplan.db.engine import new_session
+from tierplan.services.accounts import MAX_FAILURES, add_token, add_user, revoke_token
 
 HTMX = {"HX-Request": "true"}
 BODY = {"regime": "batch 1", "metric": "output_tok_s", "value": 11, "kind": "gate check"}
@@ -108,13 +108,13 @@ def test_serving_beyond_loopback_with_no_user_is_refused_and_user_add_makes_one(
     import os
 
     env = {**os.environ, "TIERPLAN_DATABASE_URL": sqlite_url}
-    refused = subprocess.run([sys.executable, "-m", "app.cli", "serve", "--host", "0.0.0.0", "--port", "9"],
+    refused = subprocess.run([sys.executable, "-m", "tierplan.cli", "serve", "--host", "0.0.0.0", "--port", "9"],
                              env=env, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 1 and "tierplan user add" in refused.stderr
-    added = subprocess.run([sys.executable, "-m", "app.cli", "user", "add", "ben", "--password-stdin"], env=env,
+    added = subprocess.run([sys.executable, "-m", "tierplan.cli", "user", "add", "ben", "--password-stdin"], env=env,
                            input="a long enough password\n", capture_output=True, text=True, timeout=60)
     assert added.returncode == 0 and "added user 'ben'" in added.stdout
-    short = subprocess.run([sys.executable, "-m", "app.cli", "user", "add", "cy", "--password-stdin"], env=env,
+    short = subprocess.run([sys.executable, "-m", "tierplan.cli", "user", "add", "cy", "--password-stdin"], env=env,
                            input="short\n", capture_output=True, text=True, timeout=60)
     assert short.returncode == 1 and "at least 10 characters" in short.stderr
 

@@ -6,8 +6,8 @@ import re
 import pytest
 from sqlmodel import func, select
 
-from app.db.engine import new_session
-from app.db.tables import Measurement
+from tierplan.db.engine import new_session
+from tierplan.db.tables import Measurement
 
 HTMX = {"HX-Request": "true"}
 

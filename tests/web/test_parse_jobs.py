@@ -8,10 +8,10 @@ import time
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from app.db import jobs
-from app.services import parse_jobs
 from tests.polling import eventually
 from tests.web.test_imports import DATA, HTMX, counts, wait_for_parse
+from tierplan.db import jobs
+from tierplan.services import parse_jobs
 
 
 def slow_trace(events: int = 300_000) -> bytes:

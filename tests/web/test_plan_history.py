@@ -6,8 +6,8 @@ import re
 
 from sqlmodel import select
 
-from app.db.engine import new_session
-from app.db.snapshot_tables import PlanSnapshot
+from tierplan.db.engine import new_session
+from tierplan.db.snapshot_tables import PlanSnapshot
 
 HTMX = {"HX-Request": "true"}
 

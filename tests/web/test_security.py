@@ -2,7 +2,7 @@
 
 import pytest
 
-from app.web.security import cross_site
+from tierplan.web.security import cross_site
 
 BODY = {"regime": "batch 1", "metric": "output_tok_s", "value": "11"}
 

@@ -10,11 +10,11 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import func, select
 
-from app.db.account_tables import LoginFailure, LoginSession
-from app.db.engine import Sessions, make_engine, new_session
-from app.models.errors import FormInvalid
-from app.services.accounts import MAX_FAILURES, TooManyFailures, add_token, add_user, log_in
 from tests.web.test_login import BODY, register
+from tierplan.db.account_tables import LoginFailure, LoginSession
+from tierplan.db.engine import Sessions, make_engine, new_session
+from tierplan.models.errors import FormInvalid
+from tierplan.services.accounts import MAX_FAILURES, TooManyFailures, add_token, add_user, log_in
 
 PASSWORD = "correct horse battery"
 
@@ -94,7 +94,7 @@ def test_passwd_remove_and_sessions_from_the_command_line(app, clock, demo_id, s
     env = {**os.environ, "TIERPLAN_DATABASE_URL": sqlite_url}
 
     def cli(*args, stdin=""):
-        return subprocess.run([sys.executable, "-m", "app.cli", "user", *args], env=env, input=stdin,
+        return subprocess.run([sys.executable, "-m", "tierplan.cli", "user", *args], env=env, input=stdin,
                               capture_output=True, text=True, timeout=60)
 
     listed = cli("sessions", "ana")

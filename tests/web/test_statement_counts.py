@@ -18,7 +18,7 @@ def counted(app, request) -> tuple[int, Counter]:
     statements: list[str] = []
 
     def record(conn, cursor, statement, *args):
-        if not statement.startswith("BEGIN"):  # transaction control (SQLite's BEGIN is emitted by app/db/engine.py)
+        if not statement.startswith("BEGIN"):  # transaction control (SQLite's BEGIN is emitted by tierplan/db/engine.py)
             statements.append(statement)
 
     engines = (app.state.engine, app.state.revision_engine)  # the plan page asks the revision on its own engine

@@ -10,7 +10,7 @@ CORPUS = ['<script>alert(1)</script>', '"><img src=x onerror=alert(2)>', "'><svg
           "</textarea><script>alert(8)</script>", "<a href=\"javascript:alert(9)\">x</a>"]
 EVIL = " ".join(CORPUS)
 # tierplan's own tags: scripts from /static/, and its charts (<svg xmlns=... class="chart ...">, every string in
-# them escaped by app/views/charts.py); anything else that looks like a live tag came from the corpus
+# them escaped by tierplan/views/charts.py); anything else that looks like a live tag came from the corpus
 LIVE = re.compile(r"""<(script|img|svg|iframe)\b(?![^>]*\bsrc="/static/)(?![^>]*\bclass="chart )"""
                   r"""|["']\s*on(error|load)=|href=["']?javascript""", re.I)
 

@@ -1,2 +1,0 @@
-"""How numbers and conditions are written in words: the pages and the export (app/views) and the change log and
-import previews (app/services) write them alike. Pure: it knows the planning core and nothing else."""

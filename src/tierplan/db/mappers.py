@@ -1,0 +1,176 @@
+"""The only place rows become core values."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from tierplan.db.repo import CampaignRows
+from tierplan.db.tables import Effect as EffectRow
+from tierplan.db.tables import HardwareSpec, ModelSpec, pk
+from tierplan.planning import ceiling as ceilings
+from tierplan.planning import model as core
+from tierplan.planning.baselines import rebased
+from tierplan.planning.stats import Aggregation
+
+
+def three(row, prefix: str) -> core.ThreePoint | None:
+    values = [getattr(row, f"{prefix}_{point}") for point in ("low", "likely", "high")]
+    return None if None in values else core.ThreePoint.of(prefix, *values)
+
+
+def per_position(text: str) -> tuple[float, ...]:
+    """vLLM's per-position acceptance rates: each a number from 0 to 1 (no nan, inf or negative rate)."""
+    try:
+        rates = tuple(float(part) for part in text.replace(";", ",").split(",") if part.strip())
+    except ValueError:
+        rates = (math.nan,)
+    if not all(0 <= rate <= 1 for rate in rates):  # a nan fails every comparison
+        raise core.PlanningError("comma-separated numbers between 0 and 1", "per_position")
+    return rates
+
+
+def to_core_effect(row: EffectRow, regime_names: frozenset[str]) -> core.Effect:
+    """The core's Effect of a row (or of an effect row being edited: the core's PlanningError names the input)."""
+    spec = None
+    if row.kind == core.EffectKind.SPEC_DECODE.value:
+        spec = core.SpecDecode(
+            draft_tokens=core.need(row.draft_tokens, "the draft length", "draft_tokens"),
+            draft_cost=three(row, "draft_cost"),
+            acceptance=three(row, "acceptance"),
+            per_position=per_position(row.acceptance_per_position),
+        )
+    return core.Effect(
+        kind=core.EffectKind(row.kind),
+        speedup=three(row, "speedup"),
+        bucket=row.bucket,
+        regimes=regime_names,
+        saved_ms=three(row, "saved_ms"),
+        spec=spec,
+        removed=three(row, "removed"),
+        launches=three(row, "launches"),
+    )
+
+
+def to_core_profile(profile_row, shares) -> core.Profile | None:
+    """A stored profile with its launch counts when all the launch model needs is there."""
+    if profile_row is None or not shares:
+        return None
+    launches = None
+    p = profile_row
+    if p.gpu_items and p.host_launches is not None and p.step_ms and p.gpu_gap_us is not None:
+        launches = core.LaunchProfile(gpu_items=p.gpu_items, host_launches=p.host_launches, step_ms=p.step_ms,
+                                      gpu_gap_us=p.gpu_gap_us, host_fixed_ms=p.host_fixed_ms,
+                                      gap_measured=p.gap_measured)
+    return core.Profile.of({s.bucket: s.share for s in shares}, launches)
+
+
+def to_core_measurements(rows: CampaignRows) -> tuple[core.Measurement, ...]:
+    """The measurements the planner may use: retracted ones are kept in the history, never here."""
+    regime_names = {r.id: r.name for r in rows.regimes}
+    keys = {i.id: i.key for i in rows.interventions}
+    return tuple(
+        core.Measurement(
+            regime=regime_names[m.regime_id], metric=m.metric, value=m.value, measured_at=m.measured_at,
+            kind=core.MeasurementKind(m.kind),
+            includes=frozenset(keys[i] for i in rows.includes.get(pk(m), []) if i in keys),
+            ref=pk(m),
+        )
+        for m in rows.measurements
+        if m.retracted_at is None
+    )
+
+
+def to_core_changes(rows: CampaignRows, measurements: tuple[core.Measurement, ...]
+                    ) -> tuple[tuple[core.Measurement, core.Measurement], ...]:
+    """The measured changes kept with the history, as pairs of the core's measurements."""
+    by_id = {m.ref: m for m in measurements}
+    return tuple((by_id[b], by_id[a]) for b, a in rows.changes if b in by_id and a in by_id)
+
+
+def to_gpu_spec(row: HardwareSpec) -> ceilings.GpuSpec:
+    tflops = tuple(
+        (dtype, value)
+        for dtype, value in (("bf16", row.tflops_bf16), ("fp8", row.tflops_fp8), ("fp4", row.tflops_fp4))
+        if value
+    )
+    return ceilings.GpuSpec(
+        name=row.name, count=row.count, memory_gb=row.memory_gb, bandwidth_gb_s=row.bandwidth_gb_s, tflops=tflops,
+        sm_count=row.sm_count or 0, interconnect=row.interconnect, scaling_efficiency=row.scaling_efficiency,
+    )
+
+
+def to_model_spec(row: ModelSpec) -> ceilings.ModelSpec:
+    return ceilings.ModelSpec(
+        name=row.name, total_params_b=row.total_params_b, active_params_b=row.active_params_b, layers=row.layers,
+        routed_experts=row.routed_experts, experts_per_token=row.experts_per_token,
+        shared_experts=row.shared_experts, dense_bytes_per_weight=row.dense_bytes_per_weight,
+        expert_bytes_per_weight=row.expert_bytes_per_weight, kv_bytes_per_token=row.kv_bytes_per_token,
+        compute_dtype=row.compute_dtype,
+    )
+
+
+def to_core_gate(g, tier_keys: Mapping[int | None, str], regime_names: Mapping[int | None, str]) -> core.Gate:
+    """A gate row as the core reads it, its tier and regimes by key and name."""
+    return core.Gate(
+        tier_key=tier_keys[g.tier_id],
+        regime=regime_names[g.regime_id],
+        metric=g.metric,
+        comparator=core.Comparator(g.comparator),
+        threshold=g.threshold,
+        relative_pct=g.relative_pct,
+        reference_regime=regime_names.get(g.reference_regime_id) if g.reference_regime_id else None,
+        aggregation=Aggregation(g.aggregation),
+        window=g.window,
+        min_samples=g.min_samples,
+        severity=core.Severity(g.severity),
+    )
+
+
+def to_core(rows: CampaignRows) -> core.Campaign:
+    """The planning core's view of a campaign's rows (ceilings and calibration are added by the services)."""
+    regime_names = {r.id: r.name for r in rows.regimes}
+    tier_keys = {t.id: t.key for t in rows.tiers}
+    keys = {i.id: i.key for i in rows.interventions}
+    measurements = to_core_measurements(rows)
+    effects_by_intervention: dict[int, list[core.Effect]] = {}
+    for effect in rows.effects:
+        names = frozenset(regime_names[rid] for rid in rows.effect_regimes.get(pk(effect), []))
+        effects_by_intervention.setdefault(effect.intervention_id, []).append(to_core_effect(effect, names))
+    return core.Campaign(
+        regimes=tuple(_regime(r, rows, measurements) for r in rows.regimes),
+        tiers=tuple(
+            core.Tier(key=t.key, name=t.name, order=t.position, started_at=t.started_at) for t in rows.tiers
+        ),
+        interventions=tuple(
+            core.Intervention(
+                key=i.key,
+                title=i.title,
+                effort_days=core.ThreePoint(i.effort_low_days, i.effort_likely_days, i.effort_high_days),
+                status=core.Status(i.status),
+                tier_key=tier_keys.get(i.tier_id) if i.tier_id is not None else None,
+                effects=tuple(effects_by_intervention.get(pk(i), [])),
+                prerequisites=tuple(keys[r] for r in rows.prerequisites.get(pk(i), []) if r in keys),
+                started_at=i.started_at,
+                landed_at=i.landed_at,
+            )
+            for i in rows.interventions
+        ),
+        gates=tuple(to_core_gate(g, tier_keys, regime_names) for g in rows.gates),
+        measurements=measurements,
+        changes=to_core_changes(rows, measurements),
+        objectives=tuple(core.Objective(s.metric, core.Comparator(s.comparator), s.threshold) for s in rows.slos),
+    )
+
+
+def _regime(regime, rows: CampaignRows, measurements: tuple[core.Measurement, ...]) -> core.Regime:
+    profile_row = rows.profiles.get(regime.id)
+    plain = core.Regime(
+        name=regime.name,
+        concurrency=regime.concurrency,
+        target_tok_s=regime.target_tok_s,
+        profile=to_core_profile(profile_row, rows.shares.get(pk(profile_row)) if profile_row else None),
+        input_tokens=regime.input_tokens,
+        output_tokens=regime.output_tokens,
+    )
+    return rebased(plain, measurements)

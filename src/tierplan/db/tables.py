@@ -1,0 +1,406 @@
+"""SQLModel tables. Every stored estimate or measurement carries its provenance."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from sqlalchemy import CheckConstraint, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+PROVENANCE_CHECK = "{col} IN ('measured', 'imported', 'reported', 'assumed')"
+
+
+def provenance_check(column: str, name: str) -> CheckConstraint:
+    return CheckConstraint(PROVENANCE_CHECK.format(col=column), name=name)
+
+
+class Campaign(SQLModel, table=True):
+    __tablename__ = "campaign"
+
+    id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
+    name: str = Field(max_length=200)
+    model: str = Field(default="", max_length=500)
+    hardware: str = Field(default="", max_length=1000)
+    gpu_count: int = 1
+    notes: str = ""
+    created_at: datetime
+    seed: int = 20261202  # of the Monte Carlo: the same seed, the same numbers
+    samples: int = 10_000
+    apply_calibration: bool = False
+    kernel_rules_version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves of its rules
+
+
+class HardwareSpec(SQLModel, table=True):
+    """The GPUs a campaign's decode step runs on (one row a campaign)."""
+
+    __tablename__ = "hardware_spec"
+    __table_args__ = (provenance_check("provenance", "ck_hardware_spec_provenance"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", unique=True)
+    name: str = Field(max_length=200)
+    count: int  # GPUs one decode step spans
+    memory_gb: float
+    bandwidth_gb_s: float
+    tflops_bf16: float | None = None
+    tflops_fp8: float | None = None
+    tflops_fp4: float | None = None
+    sm_count: int | None = None
+    interconnect: str = ""
+    scaling_efficiency: float = 0.8
+    provenance: str = "reported"
+    sources: str = ""  # one "figure: where it comes from" a line
+
+
+class ModelSpec(SQLModel, table=True):
+    """The model's shape as the ceiling needs it (one row a campaign)."""
+
+    __tablename__ = "model_spec"
+    __table_args__ = (provenance_check("provenance", "ck_model_spec_provenance"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", unique=True)
+    name: str = Field(max_length=200)
+    total_params_b: float
+    active_params_b: float
+    layers: int
+    routed_experts: int = 0
+    experts_per_token: int = 0
+    shared_experts: int = 0
+    dense_bytes_per_weight: float = 2.0
+    expert_bytes_per_weight: float = 2.0
+    kv_bytes_per_token: float = 0.0
+    compute_dtype: str = "bf16"
+    provenance: str = "reported"
+    sources: str = ""
+
+
+class Regime(SQLModel, table=True):
+    __tablename__ = "regime"
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "name", name="uq_regime_campaign_name"),
+        provenance_check("target_provenance", "ck_regime_target_provenance"),
+        provenance_check("workload_provenance", "ck_regime_workload_provenance"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
+    name: str = Field(max_length=100)
+    position: int = 0
+    concurrency: int
+    input_tokens: int
+    output_tokens: int
+    workload_provenance: str = "measured"  # of concurrency and token lengths
+    target_tok_s: float
+    target_provenance: str = "reported"
+    notes: str = ""
+
+
+class Measurement(SQLModel, table=True):
+    """One measured value; rows are only ever added (a correction retracts, never deletes), so the history is kept."""
+
+    __tablename__ = "measurement"
+    __table_args__ = (
+        provenance_check("provenance", "ck_measurement_provenance"),
+        CheckConstraint("kind IN ('baseline', 'gate check')", name="ck_measurement_kind"),
+        # the reads of a long history, each bounded by what it shows (tierplan/db/history.py): a regime's runs newest
+        # first, one metric's runs around a time (holding what a chart, a gate or the regression search reads of
+        # them, so those read the index alone), the newest run of one state
+        Index("ix_measurement_regime_time", "regime_id", "measured_at", "id"),
+        Index("ix_measurement_metric_time", "regime_id", "metric", "measured_at", "id", "value", "kind",
+              "retracted_at"),
+        Index("ix_measurement_state_time", "regime_id", "metric", "kind", "includes_key", "measured_at", "id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE")
+    metric: str = Field(max_length=50)
+    value: float
+    unit: str = Field(max_length=20)
+    measured_at: datetime
+    provenance: str = "measured"
+    source: str = Field(default="form", max_length=300)
+    note: str = ""
+    import_id: int | None = Field(default=None, foreign_key="import_record.id", ondelete="CASCADE", index=True)
+    kind: str = Field(default="baseline", max_length=20)  # a baseline starts projections; a gate check does not
+    confirmed: str = ""  # the warnings the user confirmed when recording it, if any
+    retracted_at: datetime | None = None
+    retracted_by: str = Field(default="", max_length=200)
+    retraction_reason: str = ""
+    recorded_by: str = Field(default="", max_length=100, sa_column_kwargs={"server_default": ""})  # "": single-user
+    # the ids of the interventions it includes, sorted, comma-separated ("" for none): its state, which the reads
+    # of one state's runs find through an index; written with the measurement_include rows it repeats
+    includes_key: str = Field(default="", sa_type=Text, sa_column_kwargs={"server_default": ""})
+
+
+class MeasurementInclude(SQLModel, table=True):
+    """An intervention that was in place when the measurement was taken."""
+
+    __tablename__ = "measurement_include"
+
+    measurement_id: int = Field(foreign_key="measurement.id", ondelete="CASCADE", primary_key=True)
+    intervention_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", primary_key=True, index=True)
+
+
+class Profile(SQLModel, table=True):
+    """A split of one regime's step time; the newest profile of a regime is the one planned on."""
+
+    __tablename__ = "profile"
+
+    id: int | None = Field(default=None, primary_key=True)
+    regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", index=True)
+    source: str = Field(default="form", max_length=300)
+    created_at: datetime
+    import_id: int | None = Field(default=None, foreign_key="import_record.id", ondelete="CASCADE", index=True)
+    # what one step launches, when a trace gave it (the launch model needs all of the first four)
+    step_ms: float | None = None  # the measured step the shares are of
+    gpu_items: float | None = None  # kernels, memcpys and memsets a step
+    host_launches: float | None = None  # launch calls a step
+    gpu_gap_us: float | None = None  # GPU time before each item
+    gap_measured: bool = False  # measured between queued items, else the prior
+    host_fixed_ms: float = 0.0  # host time a step that is not per launch (assumed)
+    gpu_busy_ms: float | None = None  # a decode step's GPU time in the trace
+    trace_idle_ms: float | None = None  # a decode step's GPU idle time in the trace (profiler-inflated)
+    steps: int | None = None  # decode steps counted
+    passes: str = ""  # how the trace was split, and what was left out
+    device: str = Field(default="", max_length=200)
+
+
+class ProfileShare(SQLModel, table=True):
+    __tablename__ = "profile_share"
+    __table_args__ = (
+        UniqueConstraint("profile_id", "bucket", name="uq_profile_share_bucket"),
+        provenance_check("provenance", "ck_profile_share_provenance"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    profile_id: int = Field(foreign_key="profile.id", ondelete="CASCADE", index=True)
+    bucket: str = Field(max_length=100)
+    share: float
+    provenance: str = "assumed"
+
+
+class Tier(SQLModel, table=True):
+    __tablename__ = "tier"
+    __table_args__ = (UniqueConstraint("campaign_id", "key", name="uq_tier_campaign_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
+    key: str = Field(max_length=20)
+    name: str = Field(max_length=200)
+    position: int = 0
+    description: str = ""
+    started_at: datetime | None = None
+
+
+class Intervention(SQLModel, table=True):
+    __tablename__ = "intervention"
+    __table_args__ = (
+        UniqueConstraint("campaign_id", "key", name="uq_intervention_campaign_key"),
+        provenance_check("effort_provenance", "ck_intervention_effort_provenance"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
+    tier_id: int | None = Field(default=None, foreign_key="tier.id", ondelete="SET NULL", index=True)
+    key: str = Field(max_length=20)
+    title: str = Field(max_length=300)
+    description: str = ""
+    links: str = ""  # one reference URL or citation a line
+    position: int = 0
+    effort_low_days: float
+    effort_likely_days: float
+    effort_high_days: float
+    effort_provenance: str = "assumed"
+    status: str = "proposed"
+    started_at: datetime | None = None
+    landed_at: datetime | None = None
+
+
+class Prerequisite(SQLModel, table=True):
+    """`intervention_id` can only start once `requires_id` is done."""
+
+    __tablename__ = "prerequisite"
+
+    intervention_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", primary_key=True)
+    requires_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", primary_key=True)
+
+
+class Effect(SQLModel, table=True):
+    """A bucket speedup, or a whole-step multiplier in the regimes linked through effect_regime."""
+
+    __tablename__ = "effect"
+    __table_args__ = (
+        CheckConstraint(
+            "kind IN ('bucket', 'step', 'time_saved', 'spec_decode', 'launch_overhead', 'launch_count')",
+            name="ck_effect_kind",
+        ),
+        provenance_check("provenance", "ck_effect_provenance"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
+    intervention_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", index=True)
+    kind: str = "bucket"
+    bucket: str | None = Field(default=None, max_length=100)
+    speedup_low: float | None = None  # bucket and step effects
+    speedup_likely: float | None = None
+    speedup_high: float | None = None
+    saved_ms_low: float | None = None  # time saved a step
+    saved_ms_likely: float | None = None
+    saved_ms_high: float | None = None
+    draft_tokens: int | None = None  # speculative decoding
+    acceptance_low: float | None = None
+    acceptance_likely: float | None = None
+    acceptance_high: float | None = None
+    acceptance_per_position: str = ""  # comma-separated, as vLLM reports them
+    draft_cost_low: float | None = None
+    draft_cost_likely: float | None = None
+    draft_cost_high: float | None = None  # all three blank: the hardware model gives the verification cost
+    removed_low: float | None = None  # launch overhead: share of the per-launch host cost removed
+    removed_likely: float | None = None
+    removed_high: float | None = None
+    launches_low: float | None = None  # launch count: GPU work items a step added (negative: removed)
+    launches_likely: float | None = None
+    launches_high: float | None = None
+    provenance: str = "assumed"
+    note: str = ""
+
+
+class EffectRegime(SQLModel, table=True):
+    """The regimes an effect is limited to; none means every regime (bucket effects only)."""
+
+    __tablename__ = "effect_regime"
+
+    effect_id: int = Field(foreign_key="effect.id", ondelete="CASCADE", primary_key=True)
+    regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", primary_key=True)
+
+
+class Gate(SQLModel, table=True):
+    __tablename__ = "gate"
+    __table_args__ = (
+        CheckConstraint("comparator IN ('>=', '<=')", name="ck_gate_comparator"),
+        provenance_check("provenance", "ck_gate_provenance"),
+        CheckConstraint("aggregation IN ('newest', 'median', 'mean')", name="ck_gate_aggregation"),
+        CheckConstraint("severity IN ('hard', 'warn')", name="ck_gate_severity"),
+        CheckConstraint("threshold IS NOT NULL OR relative_pct IS NOT NULL", name="ck_gate_threshold"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
+    tier_id: int = Field(foreign_key="tier.id", ondelete="CASCADE", index=True)
+    regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", index=True)
+    metric: str = Field(max_length=50)
+    comparator: str = ">="
+    threshold: float | None = None  # in the metric's unit
+    relative_pct: float | None = None  # change against the reference regime's runs before the tier started
+    reference_regime_id: int | None = Field(default=None, foreign_key="regime.id", ondelete="SET NULL")
+    aggregation: str = Field(default="newest", max_length=10)  # of the last `window` runs
+    window: int = 1
+    min_samples: int = 1
+    severity: str = Field(default="hard", max_length=10)
+    provenance: str = "assumed"
+    note: str = ""
+
+
+class Slo(SQLModel, table=True):
+    """A service-level objective of the campaign: the capacity at SLO is the highest concurrency meeting all."""
+
+    __tablename__ = "slo"
+    __table_args__ = (
+        CheckConstraint("comparator IN ('>=', '<=')", name="ck_slo_comparator"),
+        provenance_check("provenance", "ck_slo_provenance"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
+    metric: str = Field(max_length=50)
+    comparator: str = "<="
+    threshold: float
+    provenance: str = "reported"
+    note: str = ""
+
+
+class ImportRecord(SQLModel, table=True):
+    """One imported file; the files imported together share a batch, undone as a whole."""
+
+    __tablename__ = "import_record"
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
+    batch: str = Field(max_length=64, index=True)
+    file_name: str = Field(max_length=500)
+    sha256: str = Field(max_length=64, index=True)
+    format: str = Field(max_length=40)
+    size_bytes: int
+    imported_at: datetime
+    summary: str = ""
+
+
+class KernelRule(SQLModel, table=True):
+    """Kernel name -> bucket, first match wins; a campaign without rules uses the defaults."""
+
+    __tablename__ = "kernel_rule"
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
+    position: int
+    pattern: str = Field(max_length=500)
+    bucket: str = Field(max_length=100)
+
+
+class PlanRevision(SQLModel, table=True):
+    """One row: a counter every flush that writes moves (tierplan/db/revision.py); cached plan pages key on it."""
+
+    __tablename__ = "plan_revision"
+
+    id: int = Field(primary_key=True)
+    revision: int
+
+
+def pk(row: SQLModel) -> int:
+    """The primary key of a stored (flushed) row; a row not yet stored has none."""
+    value = getattr(row, "id", None)
+    if value is None:
+        raise ValueError(f"{type(row).__name__} has no id yet: add and flush it first")
+    return int(value)
+
+
+def ids(rows: Iterable[SQLModel]) -> list[int]:
+    """The primary keys of stored rows, in order."""
+    return [pk(r) for r in rows]
+
+
+class Submission(SQLModel, table=True):
+    """A form or API request that wrote something, by the idempotency key its client sent: the same key again
+    writes nothing and answers with what the first wrote."""
+
+    __tablename__ = "submission"
+
+    key: str = Field(primary_key=True, max_length=64)
+    kind: str = Field(max_length=20)  # "measurement"
+    result_id: int  # the row the first request wrote
+    created_at: datetime
+
+
+class ChangeLog(SQLModel, table=True):
+    """One saved edit of a campaign's rows: when, by whom (blank in single-user mode), what."""
+
+    __tablename__ = "change_log"
+
+    id: int | None = Field(default=None, primary_key=True)
+    campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
+    at: datetime
+    by: str = Field(default="", max_length=100)
+    kind: str = Field(max_length=20)  # regimes, tiers, interventions, effects, gates, campaign, specs
+    row_id: int
+    action: str = Field(max_length=20)  # created, updated, deleted
+    label: str = Field(default="", max_length=200)  # "intervention A1"

@@ -1,0 +1,123 @@
+"""Kernel-summary CSVs: `nsys stats --report cuda_gpu_kern_sum --format csv` (and the older
+gpukernsum), found by header name after any preamble lines, or any CSV whose name and total-time
+columns the user names."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+from tierplan.importers.errors import ImportFileError
+from tierplan.importers.records import KernelSummary
+
+NSYS_TIME_HEADERS = ("Total Time (ns)", "Total Time")
+NSYS_NAME_HEADERS = ("Name", "Kernel Name")
+NSYS_COUNT_HEADERS = ("Instances", "Calls", "Num Calls")
+NSYS_PERCENT_HEADERS = ("Time (%)", "Time(%)")
+UNIT_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+
+
+@dataclass(frozen=True)
+class ColumnMap:
+    """Which columns of a generic kernel CSV hold the name and the total time, and its unit."""
+
+    name_column: str
+    time_column: str
+    unit: str = "ns"
+    count_column: str | None = None
+
+
+def _rows(text: str, file: str = "") -> list[list[str]]:
+    """The CSV's rows; ImportFileError naming the line where it cannot be read (a field over csv's 128 KiB limit,
+    a stray quote), never csv's own error."""
+    reader = csv.reader(io.StringIO(text))
+    try:
+        return list(reader)
+    except csv.Error as exc:
+        raise ImportFileError(file, f"line {reader.line_num}", f"not a readable CSV row ({exc})") from None
+
+
+def find_header(rows: list[list[str]], wanted: tuple[tuple[str, ...], ...]) -> int | None:
+    """Index of the first row holding one name of each wanted group (preamble lines come before it)."""
+    for index, row in enumerate(rows[:200]):
+        cells = [c.strip() for c in row]
+        if all(any(name in cells for name in group) for group in wanted):
+            return index
+    return None
+
+
+def is_nsys_kernel_csv(text: str) -> bool:
+    try:
+        return find_header(_rows(text[:20000]), (NSYS_TIME_HEADERS, NSYS_NAME_HEADERS)) is not None
+    except ImportFileError:
+        return False
+
+
+def parse_nsys(text: str, file: str) -> KernelSummary:
+    """cuda_gpu_kern_sum / gpukernsum CSV: Total Time (ns) and Name, Instances when given."""
+    rows = _rows(text, file)
+    header_at = find_header(rows, (NSYS_TIME_HEADERS, NSYS_NAME_HEADERS))
+    if header_at is None:
+        raise ImportFileError(file, "", "expected a header with 'Total Time (ns)' and 'Name' columns")
+    header = [c.strip() for c in rows[header_at]]
+    time_col = next(h for h in NSYS_TIME_HEADERS if h in header)
+    name_col = next(h for h in NSYS_NAME_HEADERS if h in header)
+    count_col = next((h for h in NSYS_COUNT_HEADERS if h in header), None)
+    summary = _summary(rows, header_at, file, ColumnMap(name_col, time_col, "ns", count_col), "nsys_csv")
+    percent_col = next((h for h in NSYS_PERCENT_HEADERS if h in header), None)
+    if percent_col is not None:
+        summary.listed_share = _percent_sum(rows, header_at, header.index(percent_col)) / 100
+    return summary
+
+
+def _percent_sum(rows, header_at: int, column: int) -> float:
+    """Time (%) of the listed kernels summed: below 100 when the table was cut (nsys --limit, a copied top-N)."""
+    total = 0.0
+    for row in rows[header_at + 1:]:
+        if len(row) > column and row[column].strip():
+            try:
+                total += float(row[column].replace(",", ""))
+            except ValueError:
+                continue
+    return total
+
+
+def parse_generic(text: str, file: str, columns: ColumnMap) -> KernelSummary:
+    """Any kernel CSV, with the columns the user mapped."""
+    if columns.unit not in UNIT_TO_US:
+        raise ImportFileError(file, "", f"unknown time unit {columns.unit!r}: use ns, us, ms or s")
+    rows = _rows(text, file)
+    wanted = ((columns.name_column,), (columns.time_column,))
+    header_at = find_header(rows, wanted)
+    if header_at is None:
+        raise ImportFileError(
+            file, "", f"expected a header row with columns {columns.name_column!r} and {columns.time_column!r}"
+        )
+    return _summary(rows, header_at, file, columns, "kernel_csv")
+
+
+def _summary(rows, header_at: int, file: str, columns: ColumnMap, source_format: str) -> KernelSummary:
+    header = [c.strip() for c in rows[header_at]]
+    name_i, time_i = header.index(columns.name_column), header.index(columns.time_column)
+    count_i = header.index(columns.count_column) if columns.count_column in header else None
+    scale = UNIT_TO_US[columns.unit]
+    summary = KernelSummary(source_format, files=[file])
+    for number, row in enumerate(rows[header_at + 1:], start=header_at + 2):
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) < len(header):
+            raise ImportFileError(file, f"line {number}", f"expected {len(header)} columns, got {len(row)}")
+        try:
+            total = float(row[time_i].replace(",", ""))
+            count = int(float(row[count_i].replace(",", ""))) if count_i is not None else 1
+        except ValueError:
+            raise ImportFileError(
+                file, f"line {number}", f"expected a number in {columns.time_column!r}, got {row[time_i]!r}"
+            ) from None
+        if total < 0:
+            raise ImportFileError(file, f"line {number}", "a total time cannot be negative")
+        summary.add(row[name_i].strip(), total * scale, count)
+    if not summary.kernels:
+        raise ImportFileError(file, "", "no kernel rows after the header")
+    return summary

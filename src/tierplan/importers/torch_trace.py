@@ -1,0 +1,42 @@
+"""PyTorch profiler Chrome traces (.json, .json.gz), as vLLM and SGLang write them, read as a stream.
+
+The events are streamed into compact columns (trace_events), split into forward passes with
+prefill told from decode (trace_steps), and summarised: GPU time by kernel name over the decode
+steps only, and what one decode step costs (busy and idle GPU time, work items, launches).
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO
+
+import numpy as np
+
+from tierplan.importers.records import KernelSummary
+from tierplan.importers.trace_events import read_columns
+from tierplan.importers.trace_steps import StepStats, analyse
+
+
+def parse_trace(raw: BinaryIO, file: str, on_progress=None, exclude_first: int = 0) -> KernelSummary:
+    """Kernel times of one trace file's decode steps; raises ImportFileError on a truncated or malformed file."""
+    columns = read_columns(raw, file, on_progress)
+    analysis = analyse(columns, exclude_first)
+    summary = KernelSummary("torch_trace", files=[file], devices=list(columns.devices))
+    for name, (total_us, count) in analysis.kernels.items():
+        summary.add(name, total_us, int(count))
+    summary.steps = analysis.steps
+    summary.steps_found = analysis.steps.decode_steps if analysis.steps else None
+    summary.whole_trace_gpu_us = analysis.all_gpu_us
+    starts = np.frombuffer(columns.gpu_ts, dtype=np.float64)
+    summary.gpu_span_us = float((starts + np.frombuffer(columns.gpu_dur, dtype=np.float64)).max() - starts.min())
+    return summary
+
+
+def parse_traces(files: list[tuple[str, BinaryIO]], on_progress=None, exclude_first: int = 0) -> KernelSummary:
+    """The trace files of one run (one per rank) taken together."""
+    merged = KernelSummary("torch_trace")
+    for name, raw in files:
+        merged.merge(parse_trace(raw, name, on_progress, exclude_first))
+    return merged
+
+
+__all__ = ["StepStats", "parse_trace", "parse_traces"]

@@ -1,0 +1,380 @@
+"""A trace split into forward passes, prefill told from decode, and what one decode step costs.
+
+How passes are found, first that applies:
+1. `ProfilerStep#N` spans (torch.profiler's schedule writes them): one pass each.
+2. A host span that starts every pass: among the spans of the launching thread (ops, modules,
+   annotations, at any depth), a name that
+   cuts the GPU work into near-equal pieces, the first piece aside (a prefill may differ), each piece
+   holding one host synchronisation (the sampled token read back); without synchronisations, the
+   one with the most pieces. In a Hugging Face or vLLM decode loop this is the token embedding
+   (`aten::embedding`) or a `forward` annotation.
+3. One `cudaGraphLaunch` a pass, when graph replays launch the work.
+A kernel belongs to the pass its launch call falls in: the kernel's `correlation` id names the
+runtime call (cudaLaunchKernel, cudaGraphLaunch, cudaMemcpyAsync, ...) that issued it.
+
+Prefill or decode: the last pass is taken as a decode step. A pass whose kernels are the same as the
+last pass's (weighted Jaccard similarity of kernel-name counts at least 0.9) and whose GPU time is
+within 0.8-1.25x is decode; a leading pass that differs clearly (similarity below 0.8, or 1.3x the
+GPU time) is a prefill; in between, detection cannot decide: the pass is counted as decode and the
+preview says so, and the user can exclude the first passes.
+
+Per decode step: GPU busy time (sum of kernel, memcpy and memset durations), GPU idle time in the
+trace (span of the step's GPU work minus busy; a profiler inflates host time, so this is not the
+unprofiled idle time), GPU work items and host launch calls (a graph replay is one launch for many
+items), and, where the GPU ran items back to back (queued behind each other, as in a graph replay),
+the median gap between them: the GPU's own per-launch cost.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tierplan.importers.trace_events import TraceColumns
+
+LAUNCH_WORDS = ("Launch", "Memcpy", "Memset")
+GRAPH_LAUNCHES = ("cudaGraphLaunch", "cuGraphLaunch")
+SOFTMAX_OPS = {"aten::softmax", "aten::_softmax", "aten::sigmoid", "aten::sigmoid_"}
+TOPK_OPS = {"aten::topk"}
+ROUTER_TAG = "[router] "  # kernels of a softmax (or sigmoid) op followed by top-k: an MoE router
+DECODE_SIMILARITY, PREFILL_SIMILARITY = 0.9, 0.8
+DECODE_BUSY_RANGE, PREFILL_BUSY_RATIO = (0.8, 1.25), 1.3
+MIN_QUEUED_GAPS = 20
+
+
+@dataclass(frozen=True)
+class PassInfo:
+    number: int  # 1-based, in trace order
+    role: str  # prefill, decode, undecided (counted as decode), excluded, other
+    items: int  # GPU work items: kernels, memcpys, memsets
+    host_launches: int
+    busy_us: float
+    span_us: float
+    similarity: float  # to the last pass
+    busy_ratio: float  # GPU time over a decode step's
+
+
+@dataclass
+class StepStats:
+    """What one decode step of the trace costs, averaged over its decode steps (and rank files)."""
+
+    decode_steps: int
+    method: str  # how the passes were found
+    busy_ms: float
+    trace_idle_ms: float
+    gpu_items: float
+    host_launches: float
+    gpu_gap_us: float | None  # measured between back-to-back items, when enough queued
+    passes: list[PassInfo] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TraceAnalysis:
+    kernels: dict[str, list[float]]  # decode steps only: name -> [total_us, count]
+    steps: StepStats | None  # None when no pass boundaries were found
+    all_gpu_us: float  # over the whole trace, prefill included
+
+
+def analyse(columns: TraceColumns, exclude_first: int = 0) -> TraceAnalysis:
+    """Split the trace into passes and keep the decode steps (all GPU work when no passes are found)."""
+    names = columns.names.values
+    gpu = _gpu_arrays(columns)
+    launch_ts, launch_tid, launch_key, is_graph = _launches_of(columns, gpu["corr"])
+    tops = _top_level(columns)
+    pass_of, method = _passes(columns, tops, launch_ts, launch_tid, is_graph)
+    tags = _router_tags(columns, tops, launch_ts, launch_tid)
+    all_us = float(gpu["dur"].sum())
+    if pass_of is None:
+        return TraceAnalysis(_kernels(names, gpu, np.ones(len(gpu["ts"]), bool), tags), None, all_us)
+    infos = _pass_infos(names, gpu, pass_of, launch_key, exclude_first)
+    decode = np.isin(pass_of, [p.number - 1 for p in infos if p.role in ("decode", "undecided")])
+    counted = [p for p in infos if p.role in ("decode", "undecided")]
+    n = len(counted)
+    stats = StepStats(
+        decode_steps=n,
+        method=method,
+        busy_ms=sum(p.busy_us for p in counted) / n / 1000,
+        trace_idle_ms=sum(max(p.span_us - p.busy_us, 0.0) for p in counted) / n / 1000,
+        gpu_items=sum(p.items for p in counted) / n,
+        host_launches=sum(p.host_launches for p in counted) / n,
+        gpu_gap_us=_queued_gap_us(columns, gpu, decode, launch_key),
+        passes=infos,
+        notes=_notes(infos, exclude_first),
+    )
+    return TraceAnalysis(_kernels(names, gpu, decode, tags), stats, all_us)
+
+
+def _gpu_arrays(columns: TraceColumns) -> dict[str, np.ndarray]:
+    return {
+        "ts": np.frombuffer(columns.gpu_ts, dtype=np.float64),
+        "dur": np.frombuffer(columns.gpu_dur, dtype=np.float64),
+        "name": np.frombuffer(columns.gpu_name, dtype=np.int64),
+        "corr": np.frombuffer(columns.gpu_corr, dtype=np.int64),
+        "stream": np.frombuffer(columns.gpu_stream, dtype=np.int64),
+    }
+
+
+def _launches_of(columns: TraceColumns, gpu_corr: np.ndarray):
+    """For each GPU item: when and on which thread its launch call ran, a key per launch, graph or not."""
+    names = columns.names.values
+    launch_ids = [i for i, n in enumerate(names) if any(w in n for w in LAUNCH_WORDS)]
+    graph_ids = [i for i, n in enumerate(names) if n in GRAPH_LAUNCHES]
+    rt_name = np.frombuffer(columns.rt_name, dtype=np.int64)
+    keep = np.isin(rt_name, launch_ids)
+    rt_corr = np.frombuffer(columns.rt_corr, dtype=np.int64)[keep]
+    rt_ts = np.frombuffer(columns.rt_ts, dtype=np.float64)[keep]
+    rt_tid = np.frombuffer(columns.rt_tid, dtype=np.int64)[keep]
+    rt_graph = np.isin(rt_name[keep], graph_ids)
+    order = np.argsort(rt_corr, kind="stable")
+    rt_corr, rt_ts, rt_tid, rt_graph = rt_corr[order], rt_ts[order], rt_tid[order], rt_graph[order]
+    where = np.searchsorted(rt_corr, gpu_corr)
+    where = np.minimum(where, max(len(rt_corr) - 1, 0))
+    found = (len(rt_corr) > 0) & (rt_corr[where] == gpu_corr) if len(rt_corr) else np.zeros(len(gpu_corr), bool)
+    gpu_ts = np.frombuffer(columns.gpu_ts, dtype=np.float64)
+    launch_ts = np.where(found, rt_ts[where] if len(rt_corr) else 0.0, gpu_ts)
+    launch_tid = np.where(found, rt_tid[where] if len(rt_corr) else -1, -1)
+    # an item without a launch call is its own launch
+    launch_key = np.where(found, gpu_corr, -1 - np.arange(len(gpu_corr)))
+    is_graph = np.where(found, rt_graph[where] if len(rt_corr) else False, False)
+    return launch_ts, launch_tid, launch_key, is_graph
+
+
+@dataclass
+class TopLevel:
+    """Outermost host spans of each thread, in time order."""
+
+    ts: dict[int, np.ndarray]
+    end: dict[int, np.ndarray]
+    name: dict[int, np.ndarray]
+
+
+def _top_level(columns: TraceColumns) -> TopLevel:
+    ts = np.frombuffer(columns.host_ts, dtype=np.float64)
+    dur = np.frombuffer(columns.host_dur, dtype=np.float64)
+    name = np.frombuffer(columns.host_name, dtype=np.int64)
+    tid = np.frombuffer(columns.host_tid, dtype=np.int64)
+    out = TopLevel({}, {}, {})
+    for thread in np.unique(tid):
+        mine = np.flatnonzero(tid == thread)
+        order = mine[np.lexsort((-dur[mine], ts[mine]))]
+        keep, current_end = [], -np.inf
+        for index in order:
+            if ts[index] >= current_end:
+                keep.append(index)
+                current_end = ts[index] + dur[index]
+            elif ts[index] + dur[index] > current_end:
+                current_end = ts[index] + dur[index]  # overlapping siblings: treat as one outer span
+        keep_arr = np.array(keep, dtype=np.int64)
+        out.ts[int(thread)] = ts[keep_arr]
+        out.end[int(thread)] = ts[keep_arr] + dur[keep_arr]
+        out.name[int(thread)] = name[keep_arr]
+    return out
+
+
+def _passes(columns, tops: TopLevel, launch_ts, launch_tid, is_graph):
+    """Pass index of every GPU item and how the passes were found; (None, "") when none were."""
+    names = columns.names.values
+    steps = [i for i, n in enumerate(names) if n.startswith("ProfilerStep#")]
+    if steps:
+        host_name = np.frombuffer(columns.host_name, dtype=np.int64)
+        chosen = np.isin(host_name, steps)
+        starts = np.sort(np.frombuffer(columns.host_ts, dtype=np.float64)[chosen])
+        if len(starts) >= 1:
+            return _assign(launch_ts, starts), f"{len(starts)} ProfilerStep markers"
+    main = _main_thread(launch_tid)
+    if main is not None and main in tops.ts:
+        host_tid = np.frombuffer(columns.host_tid, dtype=np.int64)
+        mine = host_tid == main
+        spans = (np.frombuffer(columns.host_ts, dtype=np.float64)[mine],
+                 np.frombuffer(columns.host_name, dtype=np.int64)[mine])
+        found = _marker(spans, launch_ts[launch_tid == main], names, _sync_times(columns, main))
+        if found is not None:
+            name, starts = found
+            return _assign(launch_ts, starts), f"{name} at the start of each pass ({len(starts)} found)"
+    if is_graph.mean() >= 0.8:
+        graph_ts = np.unique(launch_ts[is_graph])
+        if len(graph_ts) >= 2:
+            return _assign(launch_ts, graph_ts), f"one cudaGraphLaunch a pass ({len(graph_ts)} replays)"
+    return None, ""
+
+
+def _sync_times(columns, thread: int) -> np.ndarray:
+    """When the launching thread waited for the GPU (stream, device or event synchronisation)."""
+    names = columns.names.values
+    sync_ids = [i for i, n in enumerate(names) if "Synchronize" in n]
+    rt_name = np.frombuffer(columns.rt_name, dtype=np.int64)
+    mine = np.isin(rt_name, sync_ids) & (np.frombuffer(columns.rt_tid, dtype=np.int64) == thread)
+    return np.sort(np.frombuffer(columns.rt_ts, dtype=np.float64)[mine])
+
+
+def _main_thread(launch_tid: np.ndarray) -> int | None:
+    known = launch_tid[launch_tid >= 0]
+    if not len(known):
+        return None
+    values, counts = np.unique(known, return_counts=True)
+    return int(values[np.argmax(counts)])
+
+
+def _marker(spans, item_ts: np.ndarray, names, sync_ts: np.ndarray) -> tuple[str, np.ndarray] | None:
+    """The host span (an op, a module, an annotation, at any depth) that starts every pass.
+
+    Candidates cut the GPU work into near-equal pieces (the first aside: a prefill may differ). Of
+    those, one whose pieces each hold one host synchronisation (the sampled token read back) is a
+    decode step; without synchronisations, the candidate with the most pieces (a whole generate()
+    call repeated is coarser than its steps).
+    """
+    item_ts = np.sort(item_ts)
+    total = len(item_ts)
+    op_ts, op_name = spans
+    order = np.argsort(op_ts, kind="stable")
+    op_ts, op_name = op_ts[order], op_name[order]
+    ids, counts = np.unique(op_name, return_counts=True)
+    best, best_score = None, None
+    for name_id, count in zip(ids.tolist(), counts.tolist(), strict=False):
+        if count < 2 or total < 10 * count:
+            continue
+        starts = op_ts[op_name == name_id]
+        cuts = np.searchsorted(item_ts, starts)
+        pieces = np.diff(np.append(cuts, total))
+        if cuts[0] > 0.05 * total or pieces.min() < 5:
+            continue
+        rest = pieces[1:]
+        even = rest.std() <= 0.1 * rest.mean() if len(rest) >= 2 else abs(pieces[1] - pieces[0]) <= 0.5 * pieces[1]
+        if not even:
+            continue
+        syncs = np.diff(np.append(np.searchsorted(sync_ts, starts), len(sync_ts)))
+        score = (bool(len(sync_ts)) and float(np.median(syncs)) == 1.0, count, -starts[0])
+        if best_score is None or score > best_score:
+            best, best_score = (names[name_id], starts), score
+    return best
+
+
+def _assign(launch_ts: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Pass index by launch time; -1 before the first pass starts."""
+    return np.searchsorted(np.sort(starts), launch_ts, side="right") - 1
+
+
+def _pass_infos(names, gpu, pass_of, launch_key, exclude_first: int) -> list[PassInfo]:
+    valid = pass_of >= 0
+    number, inverse = np.unique(pass_of[valid], return_inverse=True)
+    ts, dur = gpu["ts"][valid], gpu["dur"][valid]
+    items = np.bincount(inverse)
+    busy = np.bincount(inverse, weights=dur)
+    start = np.full(len(number), np.inf)
+    end = np.full(len(number), -np.inf)
+    np.minimum.at(start, inverse, ts)
+    np.maximum.at(end, inverse, ts + dur)
+    launch_pairs = np.unique(np.stack([inverse, launch_key[valid]]), axis=1)
+    launches = np.bincount(launch_pairs[0], minlength=len(number))
+    name_pairs, name_counts = np.unique(np.stack([inverse, gpu["name"][valid]]), axis=1, return_counts=True)
+    signatures: list[Counter[str]] = [Counter() for _ in number]
+    for p, name_id, count in zip(name_pairs[0].tolist(), name_pairs[1].tolist(), name_counts.tolist(), strict=False):
+        signatures[p][names[name_id]] = count
+    similarity = [_similarity(s, signatures[-1]) for s in signatures]
+    alike = [b for b, s in zip(busy.tolist(), similarity, strict=False) if s >= DECODE_SIMILARITY]
+    reference = float(np.median(alike)) if alike else float(busy[-1])
+    infos, leading = [], True
+    for n, p in enumerate(number.tolist()):
+        sim, ratio = similarity[n], (busy[n] / reference if reference else 1.0)
+        if n < exclude_first:
+            role = "excluded"
+        elif sim >= DECODE_SIMILARITY and DECODE_BUSY_RANGE[0] <= ratio <= DECODE_BUSY_RANGE[1]:
+            role, leading = "decode", False
+        elif leading and (sim < PREFILL_SIMILARITY or ratio >= PREFILL_BUSY_RATIO):
+            role = "prefill"
+        elif leading:
+            role = "undecided"
+        else:
+            role = "other"
+        infos.append(PassInfo(p + 1, role, int(items[n]), int(launches[n]), float(busy[n]),
+                              float(end[n] - start[n]), sim, float(ratio)))
+    return infos
+
+
+def _similarity(a: Counter, b: Counter) -> float:
+    """Weighted Jaccard similarity of two kernel-name counts."""
+    keys = a.keys() | b.keys()
+    top = sum(min(a[k], b[k]) for k in keys)
+    bottom = sum(max(a[k], b[k]) for k in keys)
+    return top / bottom if bottom else 1.0
+
+
+def _notes(infos: list[PassInfo], exclude_first: int) -> list[str]:
+    notes = []
+    undecided = [p.number for p in infos if p.role == "undecided"]
+    if undecided:
+        notes.append(
+            f"could not tell whether pass{'es' if len(undecided) > 1 else ''} {', '.join(map(str, undecided))} "
+            "before the decode steps are prefill: counted as decode; exclude the first passes if they are not"
+        )
+    other = [p.number for p in infos if p.role == "other"]
+    if other:
+        notes.append(f"pass{'es' if len(other) > 1 else ''} {', '.join(map(str, other))} differ from the decode "
+                     "steps around them (a prefill mixed in?) and are left out")
+    if exclude_first:
+        notes.append(f"the first {exclude_first} pass{'es' if exclude_first > 1 else ''} excluded as asked")
+    return notes
+
+
+def _queued_gap_us(columns, gpu, decode: np.ndarray, launch_key: np.ndarray) -> float | None:
+    """Median idle gap between consecutive decode items the GPU had queued (launched before the previous ended)."""
+    rt_end = _launch_end(columns, gpu["corr"])
+    gaps = []
+    for stream in np.unique(gpu["stream"][decode]):
+        mine = np.flatnonzero(decode & (gpu["stream"] == stream))
+        mine = mine[np.argsort(gpu["ts"][mine], kind="stable")]
+        if len(mine) < 2:
+            continue
+        prev, cur = mine[:-1], mine[1:]
+        prev_end = gpu["ts"][prev] + gpu["dur"][prev]
+        queued = (launch_key[cur] == launch_key[prev]) | (rt_end[cur] < prev_end)
+        gap = gpu["ts"][cur] - prev_end
+        gaps.append(gap[queued & (gap >= 0)])
+    gaps_all = np.concatenate(gaps) if gaps else np.array([])
+    return float(np.median(gaps_all)) if len(gaps_all) >= MIN_QUEUED_GAPS else None
+
+
+def _launch_end(columns, gpu_corr: np.ndarray) -> np.ndarray:
+    rt_corr = np.frombuffer(columns.rt_corr, dtype=np.int64)
+    rt_end = np.frombuffer(columns.rt_ts, dtype=np.float64) + np.frombuffer(columns.rt_dur, dtype=np.float64)
+    order = np.argsort(rt_corr, kind="stable")
+    rt_corr, rt_end = rt_corr[order], rt_end[order]
+    if not len(rt_corr):
+        return np.full(len(gpu_corr), np.inf)
+    where = np.minimum(np.searchsorted(rt_corr, gpu_corr), len(rt_corr) - 1)
+    return np.where(rt_corr[where] == gpu_corr, rt_end[where], np.inf)
+
+
+def _router_tags(columns, tops: TopLevel, launch_ts, launch_tid) -> np.ndarray:
+    """True for GPU items launched by an MoE router: a softmax (or sigmoid) op directly followed by top-k."""
+    names = columns.names.values
+    softmax = [i for i, n in enumerate(names) if n in SOFTMAX_OPS]
+    topk = [i for i, n in enumerate(names) if n in TOPK_OPS]
+    tagged = np.zeros(len(launch_ts), dtype=bool)
+    if not softmax or not topk:
+        return tagged
+    for thread, op_name in tops.name.items():
+        router = np.isin(op_name[:-1], softmax) & np.isin(op_name[1:], topk)
+        if not router.any():
+            continue
+        marked = np.zeros(len(op_name), dtype=bool)
+        marked[:-1] |= router
+        marked[1:] |= router
+        mine = launch_tid == thread
+        index = np.searchsorted(tops.ts[thread], launch_ts[mine], side="right") - 1
+        inside = (index >= 0) & (launch_ts[mine] < tops.end[thread][np.maximum(index, 0)])
+        tagged[np.flatnonzero(mine)] = inside & marked[np.maximum(index, 0)]
+    return tagged
+
+
+def _kernels(names, gpu, chosen: np.ndarray, tags: np.ndarray) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for name_id, dur, tag in zip(gpu["name"][chosen].tolist(), gpu["dur"][chosen].tolist(), tags[chosen].tolist(), strict=False):
+        key = (ROUTER_TAG if tag else "") + names[name_id]
+        entry = out.setdefault(key, [0.0, 0])
+        entry[0] += dur
+        entry[1] += 1
+    return out

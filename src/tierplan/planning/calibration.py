@@ -1,0 +1,169 @@
+"""Predicted against measured gain of the changes a campaign measured, its running bias and model-error scale.
+
+Each throughput measurement records the interventions it includes. A measured change is a pair
+in one regime: a measurement, and the newest earlier one whose includes are a proper subset of
+its own (the largest such subset); the interventions in the difference are what changed. Its
+predicted gain is what their likely effects do to the regime's profile on their own; the measured
+gain is the newer value over the older. Per regime and set of interventions the newest pair counts.
+The bias is measured / predicted (geometric mean over the pairs); the realised share is the measured
+log-gain over the predicted log-gain, which is what applying the bias to the remaining projections
+scales each effect's log-speedup by. The same pairs set the scale of the model-error priors.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tierplan.planning.effects import apply_effect, magnitude, point_draw
+from tierplan.planning.metrics import THROUGHPUT_METRIC
+from tierplan.planning.model import Campaign, Intervention, Measurement, Regime, need
+from tierplan.planning.model_error import scale_from, sigma
+from tierplan.planning.projection import ALREADY_IN_BASELINE, context_of, plan_order
+from tierplan.planning.step import start_state
+
+
+@dataclass(frozen=True)
+class CalibrationPoint:
+    key: str  # the interventions that changed, "A1, A2"
+    regime: str
+    predicted_gain: float
+    measured_gain: float | None
+    before: Measurement | None
+    after: Measurement | None
+    reason: str  # why there is no measured gain yet, or ""
+    predicted_sigma: float = 0.0  # the model error of the prediction, on ln(gain)
+
+    @property
+    def bias(self) -> float | None:
+        return None if self.measured_gain is None else self.measured_gain / self.predicted_gain
+
+
+@dataclass(frozen=True)
+class CalibrationSummary:
+    points: tuple[CalibrationPoint, ...]
+    bias: float | None  # geometric mean of measured / predicted
+    realised: float | None  # sum of measured log-gains / sum of predicted log-gains
+    error_scale: float = 1.0  # on the model-error priors
+    error_points: int = 0  # how many measured changes set it
+
+
+def calibrate(campaign: Campaign) -> CalibrationSummary:
+    """Every measured change's predicted and measured gain, the bias, and the model-error scale."""
+    points = []
+    order = [i.key for _, members in plan_order(campaign) for i in members]
+    by_key = {i.key: i for i in campaign.interventions}
+    for regime in campaign.regimes:
+        for before, after in _pairs(campaign, regime.name):
+            changed = [k for k in order if k in after.includes - before.includes]
+            changed += sorted(k for k in after.includes - before.includes if k not in order)
+            predicted, spread = predicted_gain([by_key[k] for k in changed if k in by_key], regime, campaign)
+            points.append(CalibrationPoint(", ".join(changed), regime.name, predicted, after.value / before.value,
+                                           before, after, "", spread))
+    points += _waiting(campaign)
+    measured = [p for p in points if p.measured_gain is not None and abs(p.predicted_gain - 1) > 1e-9]
+    if not measured:
+        return CalibrationSummary(tuple(points), None, None)
+    biases = [need(p.bias, "the measured gain") for p in measured]
+    bias = math.exp(sum(math.log(b) for b in biases) / len(measured))
+    predicted_log = sum(math.log(p.predicted_gain) for p in measured)
+    realised = (sum(math.log(need(p.measured_gain, "the measured gain")) for p in measured) / predicted_log
+                if predicted_log else None)
+    z = [math.log(b) / p.predicted_sigma for b, p in zip(biases, measured, strict=True) if p.predicted_sigma > 0]
+    scale, used = scale_from(z)
+    return CalibrationSummary(tuple(points), bias, realised, scale, used)
+
+
+def predicted_gain(interventions: Iterable[Intervention], regime: Regime, campaign: Campaign) -> tuple[float, float]:
+    """The gain a token the interventions' likely effects give on the regime's profile alone, and its model sigma."""
+    state = start_state(regime.profile)
+    context = context_of(regime, campaign)
+    start = state.per_token()
+    variance = 0.0
+    for intervention in interventions:
+        for effect in intervention.effects:
+            if not effect.applies_to(regime.name):
+                continue
+            draw = point_draw(effect)
+            before = state.per_token()
+            if apply_effect(effect, draw, state, context) is None:
+                variance += (sigma(effect.kind) * magnitude(effect, draw, before, state.per_token(), context.floor)) ** 2
+    return float(start / state.per_token()), math.sqrt(variance)
+
+
+def _waiting(campaign: Campaign) -> list[CalibrationPoint]:
+    """Landed work no throughput measurement of a regime it touches includes yet."""
+    out = []
+    for intervention in campaign.interventions:
+        if intervention.status not in ALREADY_IN_BASELINE:
+            continue
+        for regime in campaign.regimes:
+            if not any(e.applies_to(regime.name) for e in intervention.effects):
+                continue
+            series = [m for m in campaign.measurements if m.regime == regime.name and m.metric == THROUGHPUT_METRIC]
+            if any(intervention.key in m.includes for m in series):
+                continue
+            predicted, spread = predicted_gain([intervention], regime, campaign)
+            out.append(CalibrationPoint(intervention.key, regime.name, predicted, None, None, None,
+                                        "no throughput measurement includes it yet", spread))
+    return out
+
+
+def changes_by_set(measurements: Iterable[Measurement], regime_name: str
+                   ) -> dict[frozenset[str], tuple[Measurement, Measurement]]:
+    """The measured changes of the regime's output throughput, by the set of interventions that changed: for each
+    run, the newest earlier run whose includes are the largest proper subset of its own; per set, the newest pair.
+
+    One pass in time order over the runs (retracted ones left out by the caller), keeping the newest run of each
+    state (set of includes) measured before the current time: runs x states, not runs squared."""
+    series = sorted(
+        (m for m in measurements if m.regime == regime_name and m.metric == THROUGHPUT_METRIC and m.value > 0),
+        key=lambda m: m.measured_at,
+    )
+    newest: dict[frozenset[str], tuple[Measurement, Measurement]] = {}
+    # state -> (its newest run before the current time, that run's position); among runs measured at the same
+    # time the first in `series` order stands, as max() over them would pick
+    latest: dict[frozenset[str], tuple[Measurement, int]] = {}
+    start = 0
+    while start < len(series):
+        end = start
+        while end < len(series) and series[end].measured_at == series[start].measured_at:
+            end += 1
+        for after in series[start:end]:
+            earlier = [(len(state), run.measured_at, -position, run) for state, (run, position) in latest.items()
+                       if state < after.includes]
+            if earlier:
+                before = max(earlier, key=lambda c: c[:3])[3]
+                newest[after.includes - before.includes] = (before, after)
+        for position in range(start, end):
+            run = series[position]
+            if run.includes not in latest or latest[run.includes][0].measured_at < run.measured_at:
+                latest[run.includes] = (run, position)
+        start = end
+    return newest
+
+
+def measured_pairs(measurements: Iterable[Measurement], regime_name: str) -> list[tuple[Measurement, Measurement]]:
+    """The regime's measured changes (changes_by_set), oldest first."""
+    return sorted(changes_by_set(measurements, regime_name).values(), key=lambda pair: pair[1].measured_at)
+
+
+def newer_changes(known: Iterable[Measurement], added: Iterable[Measurement], regime_name: str
+                  ) -> dict[frozenset[str], tuple[Measurement, Measurement]]:
+    """The measured changes whose newer run is one of `added`: what runs measured after every earlier run of the
+    regime add to its changes. `known` must hold, for each state, the newest earlier run (more is harmless), and
+    both come newest first as the history is read (among runs of one time, that order decides); a change of the
+    result replaces the stored one of the same set, a set not in it keeps its stored change."""
+    fresh = tuple(added)
+    wanted = set(fresh)
+    return {changed: pair for changed, pair in changes_by_set((*known, *fresh), regime_name).items()
+            if pair[1] in wanted}
+
+
+def _pairs(campaign: Campaign, regime_name: str) -> list[tuple[Measurement, Measurement]]:
+    """The regime's measured changes: the campaign's own (kept as runs were written) or found in its runs."""
+    if campaign.changes is None:
+        return measured_pairs(campaign.measurements, regime_name)
+    return sorted((pair for pair in campaign.changes if pair[1].regime == regime_name),
+                  key=lambda pair: pair[1].measured_at)

@@ -1,0 +1,140 @@
+"""The time of one decode step, as the effects of a plan change it.
+
+Times are relative to the baseline step (1.0) and may be floats or numpy arrays of Monte Carlo
+samples. Two shapes of profile:
+
+- shares only: the step is the sum of its buckets (Amdahl's law; a `host_overhead` bucket is
+  just another share);
+- shares and launch counts (a trace gave them): the host issues `L` launches a step at `c` each,
+  plus a fixed `h`, while the GPU runs its buckets' busy time `G` and pays a gap `r` before each
+  of its `N` work items. Host issue overlaps GPU work, so
+
+      step = max(L c + h, G + N r)
+
+  A host-bound step (an eager decode at batch 1) does not get faster when a kernel does; removing
+  launch cost (CUDA graphs) or launches (a fused path) does, until the GPU side binds. `c` is
+  found from the measured step: when the GPU side leaves idle time, the host is what the step
+  waits for, so L c + h = step. When it does not, the step is GPU-bound and `c` is a prior.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from tierplan.planning.model import OTHER_BUCKET, PlanningError, Profile
+
+HOST_BUCKET = "host_overhead"
+UNPROFILED_BUCKET = "unprofiled"
+HOST_COST_PRIOR_US = 5.0  # per launch, when a GPU-bound trace cannot show it (assumed: a CUDA launch call)
+# The GPU's own time before each queued kernel, where a trace cannot show it (every kernel was waiting for its
+# launch): NVIDIA's "Getting Started with CUDA Graphs" measures about 0.5 us a kernel left with graphs (3.4 us
+# against 2.9 us of kernel); the shared H200 graph replays show 0.42 us between queued kernels.
+GPU_GAP_PRIOR_US = 0.5
+
+
+Value = Any  # a float (a point) or a numpy array (samples)
+
+
+def maximum(a: Value, b: Value) -> Value:
+    """The larger of two points, or the element-wise larger of samples."""
+    return np.maximum(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else max(a, b)
+
+
+@dataclass
+class LaunchState:
+    gpu_items: Any  # N: work items the GPU runs a step
+    host_launches: Any  # L: launch calls the host makes a step
+    host_cost: Any  # c: host time per launch call (relative)
+    host_fixed: Any  # h: host time a step that is not per launch (relative)
+    gap: Any  # r: GPU time the GPU itself spends before each item (relative)
+    host_factor: Any = 1.0  # share of the per-launch host cost left (CUDA graphs lower it)
+
+    def host(self) -> Value:
+        return self.host_launches * self.host_cost * self.host_factor + self.host_fixed
+
+
+@dataclass
+class StepState:
+    """Bucket times of one step (relative), the launch model if any, and tokens a sequence per step."""
+
+    buckets: dict[str, Any]  # GPU buckets; with shares only, host_overhead is one of them
+    launch: LaunchState | None = None
+    tokens: Any = 1.0  # tokens each sequence gains a step (speculative decoding makes it E)
+    verify_tokens: Any = 1  # tokens each sequence has in flight a step (g + 1 when verifying drafts)
+    notes: list[str] = field(default_factory=list)
+
+    def gpu(self) -> Value:
+        return sum(self.buckets.values())
+
+    def step(self) -> Value:
+        """The step time (relative to the baseline step)."""
+        if self.launch is None:
+            return self.gpu()
+        return maximum(self.launch.host(), self.gpu() + self.launch.gpu_items * self.launch.gap)
+
+    def per_token(self) -> Value:
+        return self.step() / self.tokens
+
+    def shares(self) -> dict[str, Any]:
+        """Each bucket's share of the step; with launches, idle GPU time is `host_overhead`."""
+        step = self.step()
+        out = {b: t / step for b, t in self.buckets.items()}
+        if self.launch is not None:
+            out[HOST_BUCKET] = (step - self.gpu()) / step
+        return out
+
+    def copy(self) -> StepState:
+        launch = replace(self.launch) if self.launch is not None else None
+        return StepState(dict(self.buckets), launch, self.tokens, self.verify_tokens, [])
+
+    def broadcast(self, samples: int) -> StepState:
+        """The same state as arrays of `samples` equal values (the Monte Carlo's start)."""
+        def full(v: Any) -> Any:
+            return np.full(samples, float(v))
+        launch = None
+        if self.launch is not None:
+            la = self.launch
+            launch = LaunchState(full(la.gpu_items), full(la.host_launches), full(la.host_cost),
+                                 full(la.host_fixed), full(la.gap), full(la.host_factor))
+        return StepState({b: full(t) for b, t in self.buckets.items()}, launch, full(self.tokens), self.verify_tokens)
+
+
+def start_state(profile: Profile | None) -> StepState:
+    """The baseline step of a regime: its profile, with the launch model when the profile has launch counts."""
+    if profile is None:
+        return StepState({UNPROFILED_BUCKET: 1.0})
+    shares = profile.as_dict()
+    launches = profile.launches
+    if launches is None or launches.gpu_items <= 0:
+        return StepState(shares)
+    busy = {b: s for b, s in shares.items() if b != HOST_BUCKET}
+    gpu = sum(busy.values())
+    step_us = launches.step_ms * 1000
+    gap = launches.gpu_gap_us / step_us
+    fixed = launches.host_fixed_ms * 1000 / step_us
+    notes = []
+    if gpu + launches.gpu_items * gap < 1 - 1e-9:
+        if fixed >= 1:
+            raise PlanningError("the fixed host time a step is longer than the step itself")
+        cost = (1 - fixed) / max(launches.host_launches, 1e-9)  # the step waits for the host
+    else:
+        gap = max(1 - gpu, 0.0) / launches.gpu_items  # GPU-bound: the gaps are what idle time there is
+        cost = min(HOST_COST_PRIOR_US / step_us, (1 - fixed) / max(launches.host_launches, 1e-9))
+        notes.append(f"the step is GPU-bound: per-launch host cost taken as {HOST_COST_PRIOR_US:g} µs (assumed)")
+    launch = LaunchState(launches.gpu_items, launches.host_launches, cost, fixed, gap)
+    return StepState(busy, launch, notes=notes)
+
+
+def host_cost_us(profile: Profile | None) -> float | None:
+    """The per-launch host cost (µs) the baseline implies, for display."""
+    state = start_state(profile)
+    if state.launch is None or profile is None or profile.launches is None:
+        return None
+    return float(state.launch.host_cost) * profile.launches.step_ms * 1000
+
+
+__all__ = ["HOST_BUCKET", "OTHER_BUCKET", "UNPROFILED_BUCKET", "LaunchState", "StepState", "host_cost_us",
+           "start_state"]

@@ -1,0 +1,384 @@
+"""Create, update and delete the rows of a plan: one Editor per kind of row, registered explicitly.
+
+An editor names its models (`XCreate`, `XUpdate`, `XPublic` of tierplan/models), the choices of its id fields (the
+campaign's tiers, regimes...), the values a stored row has, and how checked values are stored (`apply`, which
+also makes the checks that need the database: uniqueness, cycles). Forms and the JSON API call the same
+`save`, which commits once or raises FormInvalid and writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel
+from sqlmodel import Session, SQLModel
+
+from tierplan.db import history, links, repo
+from tierplan.db.tables import Campaign, ChangeLog, Gate, Intervention, Regime, Slo, Submission, Tier, pk
+from tierplan.models import plan_rows as m
+from tierplan.models.errors import AgainstCampaign, Conflicting, FormInvalid, NotFound, Stale, conflicting, refusal
+from tierplan.models.fields import Options, check_options, form_fields, parse_form, plain_values, validated
+from tierplan.models.forms import Field, Form, idempotency_key, version_of
+from tierplan.planning import model as core
+from tierplan.planning.model import Comparator, PlanningError, Severity, Status, ThreePoint
+from tierplan.planning.stats import Aggregation
+from tierplan.services.change_text import change_text
+from tierplan.services.row_labels import gate_label, slo_label
+from tierplan.services.snapshots import keep_snapshot
+from tierplan.text.formatting import datetime_input, input_number
+
+Apply = Callable[[Session, int, Any, dict[str, Any], datetime], tuple[Any, dict[str, str]]]
+
+
+@dataclass(frozen=True)
+class Editor:
+    kind: str  # URL segment: "regimes", "tiers", ...
+    noun: str  # "regime", shown in titles
+    table: type[SQLModel]
+    create: type[BaseModel]
+    update: type[BaseModel]
+    public: type[BaseModel]
+    apply: Apply  # store checked values on a row (None: a new one); returns the row and domain errors
+    campaign_of: Callable[[Session, Any], int]
+    options: Callable[[Session, int], Options] = lambda session, campaign_id: {}
+    current: Callable[[Session, Any], dict[str, Any]] = lambda session, row: {}  # values beyond the row's columns
+    warnings: Callable[[Session, int, Any], dict[str, str]] = lambda session, campaign_id, row: {}  # of a saved row
+    label: Callable[[Session, Any], str] | None = None  # the row in the change log (None: its key, name or id)
+    deletable: bool = True
+    own_rows: str | None = None  # a field whose options are rows of this very table (prerequisites)
+
+    def fields(self, session: Session, campaign_id: int, row: Any = None) -> tuple[Field, ...]:
+        """The form's fields; the row being edited is not offered as an option of itself."""
+        options = self.options(session, campaign_id)
+        own = self.own_rows
+        if row is not None and own is not None and own in options:
+            options = {**options, own: tuple(o for o in options[own] if o[0] != str(row.id))}
+        return form_fields(self.create, options)
+
+    def values_of(self, session: Session, row: Any) -> dict[str, Any]:
+        """The row's values as its create model reads them."""
+        own = {name: getattr(row, name) for name in self.create.model_fields if hasattr(row, name)}
+        return own | self.current(session, row)
+
+    def public_of(self, session: Session, row: Any) -> BaseModel:
+        return self.public.model_validate({"id": row.id, **_columns(row), **self.values_of(session, row)})
+
+
+def _columns(row: Any) -> dict[str, Any]:
+    return {k: v for k, v in vars(row).items() if not k.startswith("_")}
+
+
+def load_row(session: Session, editor: Editor, campaign_id: int, row_id: int) -> Any:
+    """The row, if it exists and belongs to the campaign; NotFound otherwise."""
+    row = session.get(editor.table, row_id)
+    if row is None or editor.campaign_of(session, row) != campaign_id:
+        raise NotFound(f"no {editor.noun} {row_id} in campaign {campaign_id}")
+    return row
+
+
+def save_form(session: Session, editor: Editor, campaign_id: int, row: Any, data: Mapping[str, Any], *,
+              now: datetime, by: str = "") -> Any:
+    """Create (row None) or update the row from a submitted form; commits once. The form's hidden `version`
+    is the version it was opened at: Stale if the row was saved since."""
+    values = parse_form(editor.create, data)
+    return save(session, editor, campaign_id, row, values, now=now, seen_version=version_of(data.get("version")),
+                by=by, key=idempotency_key(data.get("idempotency_key")) if row is None else None)
+
+
+def save_changes(session: Session, editor: Editor, campaign_id: int, row: Any, changes: BaseModel, *,
+                 now: datetime, seen_version: int | None = None, by: str = "") -> Any:
+    """Apply an XUpdate (the fields it sets) to the row; commits once."""
+    merged = editor.values_of(session, row) | changes.model_dump(exclude_unset=True)
+    try:  # each field was checked on its own; what fails now is a rule with the row's other values
+        values = validated(editor.create, merged)
+        return save(session, editor, campaign_id, row, values, now=now, seen_version=seen_version, by=by)
+    except FormInvalid as exc:
+        raise conflicting(exc) from None
+
+
+def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: BaseModel, *, now: datetime,
+         seen_version: int | None = None, by: str = "", key: str | None = None) -> Any:
+    """Store checked values on the row (None: a new row); commits once, or FormInvalid and nothing written.
+
+    Saving over a row moves its version, compare-and-set: Stale, and nothing written, when it is no longer at
+    `seen_version` (the version the form or the API client saw; None: the version loaded now). `key`: a new
+    row's idempotency key; the same key again (a doubled or retried submit) writes nothing and returns the row
+    the first stored."""
+    if row is None and key:
+        links.hold_name(session, name=f"idempotency:{key}")  # the same key twice at once: one after the other
+        if campaign_id:
+            links.lock_campaign(session, campaign_id=campaign_id)
+        earlier = _created_with(session, editor, campaign_id, key)
+        if earlier is not None:
+            return earlier
+    check_options(values, editor.options(session, campaign_id))
+    before = editor.values_of(session, row) if row is not None else None
+    if row is not None:
+        claim(session, editor.table, row, editor.noun, seen_version)
+    stored, errors = editor.apply(session, campaign_id, row, plain_values(values), now)
+    if errors:
+        session.rollback()
+        raise refusal(errors)
+    session.add(stored)
+    session.flush()
+    detail = change_text(editor.create, before, editor.values_of(session, stored)) if before is not None else ""
+    line = log_change(session, campaign_id or stored.id, editor, stored, "created" if row is None else "updated", now,
+                      by, detail)
+    if row is None and key:
+        session.add(Submission(key=key, kind=editor.kind[:20], result_id=stored.id, created_at=now))
+    keep_snapshot(session, campaign_id or stored.id, line, now=now, by=by)
+    session.commit()
+    session.refresh(stored)
+    return stored
+
+
+def _created_with(session: Session, editor: Editor, campaign_id: int, key: str) -> Any:
+    """The row an earlier create with this idempotency key stored (None: none, or it is gone)."""
+    found = links.submission(session, key=key)
+    if found is None:
+        return None
+    if found.kind != editor.kind[:20]:
+        raise Conflicting({"__all__": "that idempotency key was used for something else: send a new one"})
+    earlier = session.get(editor.table, found.result_id)
+    if earlier is not None and campaign_id and getattr(earlier, "campaign_id", campaign_id) != campaign_id:
+        raise NotFound("that idempotency key belongs to another campaign's row")
+    return earlier
+
+
+def log_change(session: Session, campaign_id: int, editor: Editor, row: Any, action: str, now: datetime,
+               by: str, detail: str = "") -> str:
+    """Note the edit in the campaign's change log, in the edit's own transaction; returns its line ("updated
+    intervention A1: Status proposed → landed")."""
+    name = (editor.label(session, row) if editor.label else None) or getattr(row, "key", None) or \
+        getattr(row, "name", None) or f"#{row.id}"
+    label = f"{editor.noun} {name}" + (f": {detail}" if detail else "")
+    return note_change(session, campaign_id, editor.kind, row.id, action, label, now, by)
+
+
+def note_change(session: Session, campaign_id: int, kind: str, row_id: int, action: str, label: str,
+                now: datetime, by: str) -> str:
+    """One line of the campaign's change log (any saved edit: editors, specs, profiles, kernel rules), added to
+    the edit's own transaction; returns it in words ("updated intervention A1"), the cause of the plan's
+    snapshot."""
+    label = label if len(label) <= 200 else label[:199] + "…"
+    session.add(ChangeLog(campaign_id=campaign_id, at=now, by=by, kind=kind[:20], row_id=row_id, action=action,
+                          label=label))
+    return f"{action} {label}"
+
+
+def claim(session: Session, table: Any, row: Any, noun: str, seen_version: int | None) -> None:
+    """Move the row to its next version before writing it, or Stale (rolled back) if someone saved it first."""
+    seen = row.version if seen_version is None else seen_version
+    if seen != row.version or not links.claim_version(session, table=table, row_id=row.id, seen=seen):
+        session.rollback()
+        session.refresh(row)
+        raise Stale(noun, row.version)
+    row.version = seen + 1
+
+
+def delete(session: Session, editor: Editor, campaign_id: int, row_id: int, *, now: datetime | None = None,
+           by: str = "") -> None:
+    """Delete the row and, through ON DELETE CASCADE, what hangs on it; one commit."""
+    if not editor.deletable:
+        raise NotFound(f"{editor.noun} rows cannot be deleted")
+    row = load_row(session, editor, campaign_id, row_id)
+    line = ""
+    if editor is not CAMPAIGN_EDITOR and now is not None:  # a deleted campaign takes its log with it
+        line = log_change(session, campaign_id, editor, row, "deleted", now, by)
+    affected = history.before_intervention_deleted(session, pk(row)) if isinstance(row, Intervention) else None
+    session.delete(row)
+    if affected is not None:  # the runs that included it are in another state now
+        session.flush()
+        history.after_intervention_deleted(session, affected)
+    if line and now is not None:
+        keep_snapshot(session, campaign_id, line, now=now, by=by)
+    session.commit()
+
+
+def form_of(session: Session, editor: Editor, campaign_id: int, row: Any = None,
+            defaults: Mapping[str, Any] | None = None) -> Form:
+    """The form of a row (or of a new one, with `defaults`), every value as the inputs show it."""
+    fields = editor.fields(session, campaign_id, row)
+    if row is not None:
+        values = editor.values_of(session, row)
+    else:
+        values = {name: info.get_default(call_default_factory=True) for name, info in editor.create.model_fields.items()
+                  if not info.is_required()} | dict(defaults or {})
+        if editor.kind == "tiers" and "position" not in (defaults or {}):  # a new tier comes after the others
+            values["position"] = links.count_of(session, table=editor.table, campaign_id=campaign_id)
+    return Form(fields, raw={f.name: input_text(values.get(f.name)) for f in fields},
+                version=row.version if row is not None else None,
+                warnings=editor.warnings(session, campaign_id, row) if row is not None else {})
+
+
+def input_text(value: Any) -> Any:
+    """A stored value as a form input shows it."""
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    if isinstance(value, bool):
+        return "yes" if value else ""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, float):
+        return input_number(value)
+    if isinstance(value, datetime):
+        return datetime_input(value)
+    return str(value)
+
+
+def _set(row: Any, values: dict[str, Any], names: tuple[str, ...]) -> None:
+    for name in names:
+        setattr(row, name, values[name])
+
+
+def _unique(session: Session, table, campaign_id: int, row, column: str, value: str, noun: str) -> dict[str, str]:
+    for other in links.find_by(session, table=table, campaign_id=campaign_id, column=column, value=value):
+        if row is None or other.id != row.id:
+            return {column: AgainstCampaign(f"{value!r} is already the {column} of another {noun}")}
+    return {}
+
+
+def _own_campaign(session: Session, row) -> int:
+    return row.campaign_id
+
+
+def _tier_options(session: Session, campaign_id: int):
+    return tuple((str(t.id), f"{t.key}: {t.name}") for t in repo.tiers_of(session, campaign_id=campaign_id))
+
+
+def _regime_options(session: Session, campaign_id: int):
+    return tuple((str(r.id), r.name) for r in repo.regimes_of(session, campaign_id=campaign_id))
+
+
+def _intervention_options(session: Session, campaign_id: int):
+    interventions = repo.interventions_of(session, campaign_id=campaign_id)
+    return tuple((str(i.id), f"{i.key}: {i.title}") for i in interventions)
+
+
+# regimes
+
+def _regime_apply(session, campaign_id, row, values, now):
+    row = row or Regime(campaign_id=campaign_id, name="", concurrency=1, input_tokens=1, output_tokens=1,
+                        target_tok_s=1)
+    errors = _unique(session, Regime, campaign_id, row if row.id else None, "name", values["name"], "regime")
+    _set(row, values, tuple(m.RegimeCreate.model_fields))
+    return row, errors
+
+
+# tiers
+
+def _tier_apply(session, campaign_id, row, values, now):
+    row = row or Tier(campaign_id=campaign_id, key="", name="")
+    errors = _unique(session, Tier, campaign_id, row if row.id else None, "key", values["key"], "tier")
+    _set(row, values, tuple(m.TierCreate.model_fields))
+    return row, errors
+
+
+# interventions
+
+def _intervention_options_of(session: Session, campaign_id: int) -> Options:
+    return {"tier_id": _tier_options(session, campaign_id),
+            "prerequisite_ids": _intervention_options(session, campaign_id)}
+
+
+def _intervention_current(session: Session, row: Intervention) -> dict[str, Any]:
+    return {"prerequisite_ids": repo.prerequisites_of(session, intervention_ids=[pk(row)])[pk(row)]}
+
+
+def _intervention_apply(session, campaign_id, row, values, now):
+    row = row or Intervention(campaign_id=campaign_id, key="", title="", effort_low_days=0,
+                              effort_likely_days=0, effort_high_days=0)
+    errors = _unique(session, Intervention, campaign_id, row if row.id else None, "key", values["key"],
+                     "intervention")
+    try:  # the core's rule for an estimate
+        ThreePoint.of("effort_days", values["effort_low_days"], values["effort_likely_days"], values["effort_high_days"])
+    except PlanningError as exc:
+        errors["effort_likely_days"] = str(exc)
+    required = values.pop("prerequisite_ids")
+    _set(row, values, tuple(values))
+    if row.landed_at is None and row.status in (Status.LANDED.value, Status.VALIDATED.value):
+        row.landed_at = now
+    if row.id is not None and row.id in required:
+        errors["prerequisite_ids"] = AgainstCampaign("an intervention cannot need itself")
+    elif row.id is not None and _creates_cycle(session, row.id, required):
+        errors["prerequisite_ids"] = AgainstCampaign(
+            "that would make a cycle: one of these already needs this intervention")
+    if errors:
+        return row, errors
+    session.add(row)
+    session.flush()
+    links.replace_prerequisites(session, intervention_id=row.id, required_ids=required)
+    return row, errors
+
+
+def _creates_cycle(session: Session, intervention_id: int, required: list[int]) -> bool:
+    """True when some required intervention already needs `intervention_id`, directly or not."""
+    seen, stack = set(), list(required)
+    while stack:
+        current = stack.pop()
+        if current == intervention_id:
+            return True
+        if current in seen:
+            continue
+        seen.add(current)
+        stack.extend(repo.prerequisites_of(session, intervention_ids=[current])[current])
+    return False
+
+
+# gates
+
+def _gate_apply(session, campaign_id, row, values, now):
+    """The core's Gate checks the combination of fields (a threshold or a change; runs enough for the window)."""
+    errors = {}
+    try:
+        core.Gate("", "", values["metric"], Comparator(values["comparator"]), threshold=values["threshold"],
+                  relative_pct=values["relative_pct"], aggregation=Aggregation(values["aggregation"]),
+                  window=values["window"], min_samples=values["min_samples"], severity=Severity(values["severity"]))
+    except PlanningError as exc:
+        errors[exc.field or "threshold"] = str(exc)
+    row = row or Gate(tier_id=0, regime_id=0, metric="")
+    _set(row, values, tuple(m.GateCreate.model_fields))
+    return row, errors
+
+
+def _campaign_of_gate(session: Session, gate: Gate) -> int:
+    tier = session.get(Tier, gate.tier_id)
+    return tier.campaign_id if tier is not None else -1
+
+
+# service-level objectives
+
+def _slo_apply(session, campaign_id, row, values, now):
+    row = row or Slo(campaign_id=campaign_id, metric="", threshold=0)
+    _set(row, values, tuple(m.SloCreate.model_fields))
+    return row, {}
+
+
+# the campaign itself
+
+def _campaign_apply(session, campaign_id, row, values, now):
+    row = row or Campaign(name="", created_at=now)
+    _set(row, values, tuple(values))
+    return row, {}
+
+
+REGIME_EDITOR = (Editor("regimes", "regime", Regime, m.RegimeCreate, m.RegimeUpdate, m.RegimePublic, _regime_apply,
+                _own_campaign))
+TIER_EDITOR = (Editor("tiers", "tier", Tier, m.TierCreate, m.TierUpdate, m.TierPublic, _tier_apply, _own_campaign))
+INTERVENTION_EDITOR = (Editor("interventions", "intervention", Intervention, m.InterventionCreate, m.InterventionUpdate,
+                m.InterventionPublic, _intervention_apply, _own_campaign, options=_intervention_options_of,
+                current=_intervention_current, own_rows="prerequisite_ids"))
+GATE_EDITOR = (Editor("gates", "gate", Gate, m.GateCreate, m.GateUpdate, m.GatePublic, _gate_apply, _campaign_of_gate,
+                options=lambda s, c: {"tier_id": _tier_options(s, c), "regime_id": _regime_options(s, c),
+                                      "reference_regime_id": _regime_options(s, c), "metric": m.METRIC_OPTIONS},
+                label=gate_label))
+SLO_EDITOR = (Editor("slos", "service-level objective", Slo, m.SloCreate, m.SloUpdate, m.SloPublic, _slo_apply,
+               _own_campaign, options=lambda s, c: {"metric": m.SLO_METRIC_OPTIONS}, label=slo_label))
+CAMPAIGN_EDITOR = (Editor("campaign", "campaign", Campaign, m.CampaignSettings, m.CampaignUpdate, m.CampaignPublic,
+                _campaign_apply, lambda session, row: row.id, deletable=True))

@@ -1,0 +1,237 @@
+"""Editors for effects (with their regimes) and for a regime's profile."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session
+
+from tierplan.db import links, repo
+from tierplan.db.mappers import to_core, to_core_effect
+from tierplan.db.tables import Effect, Intervention, Profile, ProfileShare, Regime, pk
+from tierplan.models.effects import (
+    KIND_INPUTS,
+    POINTS,
+    THREE_POINTS,
+    EffectCreate,
+    EffectPublic,
+    EffectUpdate,
+    ProfileCreate,
+)
+from tierplan.models.errors import FormInvalid, Stale
+from tierplan.models.fields import Options, form_fields, parse_form
+from tierplan.models.forms import version_of
+from tierplan.planning.effects import missing_bucket
+from tierplan.planning.model import SHARE_TOLERANCE, PlanningError, Provenance
+from tierplan.services.editing import Editor, _set, note_change
+from tierplan.services.row_labels import effect_label
+from tierplan.services.snapshots import keep_snapshot
+from tierplan.text.formatting import input_number
+
+PROVENANCES = {p.value for p in Provenance}
+POINT_NAMES = {prefix: tuple(f"{prefix}_{p}" for p in POINTS) for prefix in THREE_POINTS}
+FORM_FIELDS = {"per_position": "acceptance_per_position", "regimes": "regime_ids"}  # core input -> form field
+TRIPLE_NAMES = {"speedup": "speedup", "saved_ms": "time saved", "acceptance": "acceptance rate",
+                "draft_cost": "draft cost c", "removed": "share of per-launch host cost removed",
+                "launches": "launches a step added"}
+
+
+def _effect_options(session: Session, campaign_id: int) -> Options:
+    interventions = repo.interventions_of(session, campaign_id=campaign_id)
+    regimes = repo.regimes_of(session, campaign_id=campaign_id)
+    return {"intervention_id": tuple((str(i.id), f"{i.key}: {i.title}") for i in interventions),
+            "regime_ids": tuple((str(r.id), r.name) for r in regimes)}
+
+
+def _effect_current(session: Session, row: Effect) -> dict[str, Any]:
+    return {"regime_ids": repo.effect_regime_ids(session, effect_ids=[pk(row)])[pk(row)],
+            "bucket": row.bucket}
+
+
+def _partial_points(values: dict[str, Any], prefixes: tuple[str, ...]) -> dict[str, str]:
+    """A three-point estimate is typed into three inputs: all of them or none (the core judges the values)."""
+    errors: dict[str, str] = {}
+    for prefix in prefixes:
+        blank = [n for n in POINT_NAMES[prefix] if values[n] is None]
+        if 0 < len(blank) < len(POINTS):
+            errors |= dict.fromkeys(blank, f"give the {TRIPLE_NAMES[prefix]} low, likely and high, or none of them")
+    return errors
+
+
+def _core_errors(exc: PlanningError, row: Effect) -> dict[str, str]:
+    """The core's objection, on the form field it names (a three-point: its blank points, else its likely one)."""
+    name = exc.field or "kind"
+    if name in POINT_NAMES:
+        blank = [n for n in POINT_NAMES[name] if getattr(row, n) is None]
+        return dict.fromkeys(blank, "required for this kind of effect") if blank else {f"{name}_likely": str(exc)}
+    return {FORM_FIELDS.get(name, name): str(exc)}
+
+
+def _effect_apply(session, campaign_id, row, values, now):
+    kind = values["kind"]
+    row = row or Effect(intervention_id=0)
+    _set(row, values, ("kind", "provenance", "note"))
+    for prefix in THREE_POINTS:  # only the inputs of this kind are kept
+        for point in POINTS:
+            name = f"{prefix}_{point}"
+            setattr(row, name, values[name] if prefix in KIND_INPUTS[kind] else None)
+    per_position = kind == "spec_decode" and values["acceptance_per_position"]
+    row.acceptance_per_position = values["acceptance_per_position"] if per_position else ""
+    if per_position:
+        row.acceptance_low = row.acceptance_likely = row.acceptance_high = None
+    row.draft_tokens = values["draft_tokens"] if kind == "spec_decode" else None
+    row.bucket = values["bucket"] if kind in ("bucket", "time_saved") and values["bucket"] else None
+    errors = _partial_points(values, tuple(p for p in KIND_INPUTS[kind] if not (per_position and p == "acceptance")))
+    if not errors:
+        try:  # the core's rules for an effect of this kind, checked where the plan relies on them
+            to_core_effect(row, frozenset(str(i) for i in values["regime_ids"]))
+        except PlanningError as exc:
+            errors = _core_errors(exc, row)
+    if errors:
+        return row, errors
+    row.intervention_id = int(values["intervention_id"])
+    session.add(row)
+    session.flush()
+    links.replace_effect_regimes(session, effect_id=row.id, regime_ids=values["regime_ids"])
+    return row, {}
+
+
+def _campaign_of_effect(session: Session, effect: Effect) -> int:
+    intervention = session.get(Intervention, effect.intervention_id)
+    return intervention.campaign_id if intervention is not None else -1
+
+
+def _effect_warnings(session: Session, campaign_id: int, effect: Effect) -> dict[str, str]:
+    """A bucket effect that no profile of its regimes has a share for applies nowhere: say so at its bucket."""
+    if effect.kind not in ("bucket", "time_saved") or not effect.bucket:
+        return {}
+    rows = repo.load_campaign(session, campaign_id=campaign_id)
+    if rows is None:
+        return {}
+    chosen = set(repo.effect_regime_ids(session, effect_ids=[pk(effect)])[pk(effect)])
+    ids = {r.name: r.id for r in rows.regimes}
+    regimes = [r for r in to_core(rows).regimes if not chosen or ids[r.name] in chosen]
+    missing = [r for r in regimes if missing_bucket(r.profile, effect.bucket)]
+    if not missing:
+        return {}
+    where = "; ".join(f"{r.name} has no profile" if r.profile is None else
+                      f"{r.name}'s profile has {', '.join(b for b, _ in r.profile.shares)}" for r in missing)
+    names = ", ".join(r.name for r in missing)
+    if len(missing) == len(regimes):
+        head = f"none of its regimes ({names}) has step time in a {effect.bucket!r} bucket: this effect changes nothing"
+    else:
+        verb = "has" if len(missing) == 1 else "have"
+        head = f"{names} {verb} no step time in a {effect.bucket!r} bucket: this effect changes nothing there"
+    return {"bucket": f"{head} ({where}); import a profile that has it, or pick a bucket listed"}
+
+
+EFFECT_EDITOR = (
+    Editor("effects", "effect", Effect, EffectCreate, EffectUpdate, EffectPublic, _effect_apply, _campaign_of_effect,
+           options=_effect_options, current=_effect_current, warnings=_effect_warnings, label=effect_label)
+)
+
+# profiles: each save adds a new profile, so earlier splits stay on record
+
+PROFILE_FIELDS = form_fields(ProfileCreate)
+LINE = re.compile(r"^\s*(?P<bucket>[^\s:=,]+)\s*[:=,]?\s*(?P<share>[-+0-9.eE]+)\s*(?P<pct>%)?\s*[,;]?\s*(?P<prov>\w+)?\s*$")
+
+
+def profile_initial(session: Session, regime: Regime) -> dict[str, Any]:
+    profile = repo.newest_profiles(session, regime_ids=[pk(regime)]).get(pk(regime))
+    if profile is None:
+        return {"shares": "", "source": ""}
+    shares = repo.shares_of(session, profile_ids=[pk(profile)])[pk(profile)]
+    return {
+        "shares": "\n".join(f"{s.bucket} {input_number(s.share * 100)}% {s.provenance}" for s in shares),
+        "source": profile.source,
+    }
+
+
+def parse_shares(text: str) -> list[tuple[str, float, str]]:
+    """Parse "bucket share [provenance]" lines; raises ValueError naming every line that is wrong, not only the
+    first."""
+    parsed: list[tuple[str, float, str]] = []
+    problems: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        problem, share = _share_line(line, number, parsed)
+        if problem:
+            problems.append(problem)
+        elif share is not None:
+            parsed.append(share)
+    if problems:
+        raise ValueError("; ".join(problems))
+    if not parsed:
+        raise ValueError("give at least one bucket")
+    total = sum(share for _, share, _ in parsed)
+    if total > 1 + SHARE_TOLERANCE:
+        raise ValueError(f"shares sum to {total * 100:.1f}%, more than 100%")
+    return parsed
+
+
+def _share_line(line: str, number: int, parsed: list[tuple[str, float, str]]
+                ) -> tuple[str, tuple[str, float, str] | None]:
+    """One line of the shares: what is wrong with it ("" when nothing), else its bucket, share and provenance."""
+    match = LINE.match(line)
+    if not match:
+        return f"line {number}: expected 'bucket share [provenance]', got {line.strip()!r}", None
+    try:
+        share = float(match["share"]) / (100 if match["pct"] else 1)
+    except ValueError:
+        return f"line {number}: {match['share']!r} is not a number", None
+    if not 0 <= share <= 1:
+        return f"line {number}: a share must lie between 0 and 1 (or 0% and 100%)", None
+    provenance = (match["prov"] or "assumed").lower()
+    if provenance not in PROVENANCES:
+        return f"line {number}: {provenance!r} is not one of {', '.join(sorted(PROVENANCES))}", None
+    if any(bucket == match["bucket"] for bucket, _, _ in parsed):
+        return f"line {number}: bucket {match['bucket']!r} appears twice", None
+    return "", (match["bucket"], share, provenance)
+
+
+def profile_version(session: Session, regime: Regime) -> int:
+    """Profiles are append-only: the version a profile form saw is the id of the regime's newest (0: none)."""
+    newest = repo.newest_profiles(session, regime_ids=[pk(regime)]).get(pk(regime))
+    return pk(newest) if newest is not None else 0
+
+
+def save_profile(session: Session, regime: Regime, data: Mapping[str, Any], *, now: datetime, by: str = "") -> None:
+    """Store a new profile of the regime; the remainder below 100% goes to 'other' (assumed). Stale when another
+    profile was stored since the form was opened (its hidden version)."""
+    store_profile(session, regime, parse_form(ProfileCreate, data), now=now, by=by,
+                  seen_version=version_of(data.get("version")))
+
+
+def store_profile(session: Session, regime: Regime, values: ProfileCreate, *, now: datetime, by: str = "",
+                  seen_version: int | None = None) -> None:
+    """Store a checked profile (form or API) as the regime's newest; one commit, in the change log."""
+    links.lock_campaign(session, campaign_id=regime.campaign_id)  # two saves at once: the second sees the first
+    current = profile_version(session, regime)
+    if seen_version is not None and seen_version != current:
+        session.rollback()
+        raise Stale("profile", current)
+    try:
+        shares = parse_shares(values.shares)
+    except ValueError as exc:
+        raise FormInvalid({"shares": str(exc)}) from None
+    remainder = 1 - sum(share for _, share, _ in shares)
+    if remainder > SHARE_TOLERANCE:
+        other = next((i for i, s in enumerate(shares) if s[0] == "other"), None)
+        if other is None:
+            shares.append(("other", remainder, "assumed"))
+        else:
+            bucket, share, provenance = shares[other]
+            shares[other] = (bucket, share + remainder, provenance)
+    profile = Profile(regime_id=pk(regime), source=values.source or "form", created_at=now)
+    session.add(profile)
+    session.flush()
+    for bucket, share, provenance in shares:
+        session.add(ProfileShare(profile_id=pk(profile), bucket=bucket, share=share, provenance=provenance))
+    line = note_change(session, regime.campaign_id, "profiles", pk(profile), "created", f"profile of {regime.name}",
+                       now, by)
+    keep_snapshot(session, regime.campaign_id, line, now=now, by=by)
+    session.commit()

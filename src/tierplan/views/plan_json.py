@@ -1,0 +1,126 @@
+"""The plan as the JSON API gives it: the core's figures, unrounded, with what each means."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from tierplan.planning.projection import Step
+from tierplan.planning.uncertainty import EffortDistribution, TierDistribution
+from tierplan.services.plan import Plan
+from tierplan.text import formatting as fmt
+from tierplan.views.gates import GateOut, gate_out
+
+
+class TierProjection(BaseModel):
+    tier: str
+    tok_s: float | None = Field(description="likely-value projection, capped at the ceiling")
+    uncapped_tok_s: float | None
+    capped: bool
+    gain: float
+    step_ms: float | None
+    bottleneck: str
+    verdict: str
+    p10_tok_s: float | None
+    p50_tok_s: float | None
+    p90_tok_s: float | None
+    p_target: float | None = Field(description="share of Monte Carlo samples at or above the target")
+    band_input_share: float | None = Field(
+        description="of the P10-P90 band's log-variance, the share from the three-point inputs (the rest is model error)")
+    tokens_per_step: float = Field(description="tokens a sequence each step yields (speculative decoding: E)")
+    effort_p50_days: float | None = Field(description="cumulative effort through this tier")
+    effort_p90_days: float | None
+
+
+class RegimePlan(BaseModel):
+    name: str
+    concurrency: int
+    baseline_tok_s: float | None
+    baseline_measured_at: datetime | None
+    includes: list[str] = Field(description="interventions the baseline was measured with: not applied again")
+    step_ms: float | None = Field(description="the baseline's step time")
+    step_source: str = Field(description="where the step time comes from: a mean TPOT, or concurrency / throughput")
+    target_tok_s: float
+    ceiling_tok_s: float | None
+    ceiling_bound: str | None
+    ceiling_verdict: str | None
+    projections: list[TierProjection]
+    verdict: str
+    reaches_target: bool | None
+    notes: list[str]
+
+
+class OrderPick(BaseModel):
+    key: str
+    effort_days: float
+    gain: float
+    cumulative_days: float
+    suggested_tier: str
+
+
+class PlanOut(BaseModel):
+    campaign_id: int
+    name: str
+    seed: int
+    samples: int
+    regimes: list[RegimePlan]
+    gates: list[GateOut]
+    suggested_order: list[OrderPick]
+    calibration_bias: float | None
+    calibration_applied: bool
+
+
+def _tier_projection(s: Step, spread: TierDistribution, effort: EffortDistribution) -> TierProjection:
+    return TierProjection(
+        tier=str(s.tier_key), tok_s=s.tok_s, uncapped_tok_s=s.uncapped_tok_s, capped=s.capped, gain=s.gain,
+        step_ms=s.step_ms, bottleneck=s.bottleneck, verdict=fmt.verdict(s.verdict), p10_tok_s=spread.p10_tok_s,
+        p50_tok_s=spread.p50_tok_s, p90_tok_s=spread.p90_tok_s, p_target=spread.p_target,
+        band_input_share=spread.input_share, tokens_per_step=s.tokens_per_step, effort_p50_days=effort.p50_days,
+        effort_p90_days=effort.p90_days,
+    )
+
+
+def plan_out(plan: Plan) -> PlanOut:
+    """The API view of a plan (pure: reads the core's analysis only)."""
+    analysis = plan.analysis
+    efforts = {e.tier_key: e for e in analysis.simulation.efforts}
+    regimes = []
+    for projection in analysis.projections:
+        final = projection.final
+        spreads = {d.tier_key: d for d in analysis.simulation.of(projection.regime)}
+        ceiling = analysis.ceilings.get(projection.regime)
+        core_regime = next(r for r in analysis.campaign.regimes if r.name == projection.regime)
+        regimes.append(
+            RegimePlan(
+                name=projection.regime,
+                concurrency=core_regime.concurrency,
+                baseline_tok_s=projection.baseline.tok_s,
+                baseline_measured_at=core_regime.baseline_measured_at,
+                includes=list(projection.includes),
+                step_ms=projection.baseline.step_ms,
+                step_source=core_regime.step_source or (
+                    f"concurrency {core_regime.concurrency} over the baseline throughput" if core_regime.baseline_tok_s
+                    else ""),
+                target_tok_s=projection.target_tok_s,
+                ceiling_tok_s=projection.ceiling_tok_s,
+                ceiling_bound=ceiling.bound if ceiling else None,
+                ceiling_verdict=fmt.ceiling_verdict(projection.target_tok_s, projection.ceiling_tok_s),
+                projections=[_tier_projection(s, spreads[str(s.tier_key)], efforts[str(s.tier_key)])
+                             for s in projection.steps],
+                verdict=fmt.verdict(final.verdict),
+                reaches_target=final.verdict.reaches,
+                notes=list(projection.notes),
+            )
+        )
+    gates = [gate_out(r, g.id) for r, g in zip(analysis.gate_results, plan.record.gates, strict=True)]
+    order = [
+        OrderPick(key=p.key, effort_days=p.effort_days, gain=p.gain, cumulative_days=p.cumulative_days,
+                  suggested_tier=p.band)
+        for p in analysis.ordering.picks
+    ]
+    return PlanOut(
+        campaign_id=plan.campaign_id, name=plan.name, seed=analysis.simulation.seed,
+        samples=analysis.simulation.samples, regimes=regimes, gates=gates, suggested_order=order,
+        calibration_bias=analysis.calibration.bias, calibration_applied=analysis.calibration_applied,
+    )
