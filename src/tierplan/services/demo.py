@@ -8,6 +8,7 @@ thresholds, workload lengths) is stored as "assumed", and the pages say so.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlmodel import Session, SQLModel
 
@@ -126,7 +127,7 @@ PREREQUISITES = (("C1", "B1"),)  # the fused indexer builds on the split-K kerne
 DECODE_GPUS = 4  # prefill and decode split across the two NUMA domains: decode on 4 of the 8
 
 
-def _effect_columns(values) -> dict:
+def _effect_columns(values: Any) -> dict[str, Any]:
     if isinstance(values, tuple):
         return dict(zip(("speedup_low", "speedup_likely", "speedup_high"), values, strict=False))
     columns = {"draft_tokens": values["draft_tokens"]}

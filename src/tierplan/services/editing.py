@@ -34,6 +34,9 @@ from tierplan.text.formatting import datetime_input, input_number
 Apply = Callable[[Session, int, Any, dict[str, Any], datetime], tuple[Any, dict[str, str]]]
 
 
+Applied = tuple[Any, dict[str, str]]  # an editor's row with the values set, and the messages by field
+
+
 @dataclass(frozen=True)
 class Editor:
     kind: str  # URL segment: "regimes", "tiers", ...
@@ -237,33 +240,34 @@ def _set(row: Any, values: dict[str, Any], names: tuple[str, ...]) -> None:
         setattr(row, name, values[name])
 
 
-def _unique(session: Session, table, campaign_id: int, row, column: str, value: str, noun: str) -> dict[str, str]:
+def _unique(session: Session, table: type[SQLModel], campaign_id: int, row: Any, column: str, value: str,
+            noun: str) -> dict[str, str]:
     for other in links.find_by(session, table=table, campaign_id=campaign_id, column=column, value=value):
         if row is None or other.id != row.id:
             return {column: AgainstCampaign(f"{value!r} is already the {column} of another {noun}")}
     return {}
 
 
-def _own_campaign(session: Session, row) -> int:
-    return row.campaign_id
+def _own_campaign(session: Session, row: Any) -> int:
+    return int(row.campaign_id)
 
 
-def _tier_options(session: Session, campaign_id: int):
+def _tier_options(session: Session, campaign_id: int) -> tuple[tuple[str, str], ...]:
     return tuple((str(t.id), f"{t.key}: {t.name}") for t in repo.tiers_of(session, campaign_id=campaign_id))
 
 
-def _regime_options(session: Session, campaign_id: int):
+def _regime_options(session: Session, campaign_id: int) -> tuple[tuple[str, str], ...]:
     return tuple((str(r.id), r.name) for r in repo.regimes_of(session, campaign_id=campaign_id))
 
 
-def _intervention_options(session: Session, campaign_id: int):
+def _intervention_options(session: Session, campaign_id: int) -> tuple[tuple[str, str], ...]:
     interventions = repo.interventions_of(session, campaign_id=campaign_id)
     return tuple((str(i.id), f"{i.key}: {i.title}") for i in interventions)
 
 
 # regimes
 
-def _regime_apply(session, campaign_id, row, values, now):
+def _regime_apply(session: Session, campaign_id: int, row: Any, values: dict[str, Any], now: datetime) -> Applied:
     row = row or Regime(campaign_id=campaign_id, name="", concurrency=1, input_tokens=1, output_tokens=1,
                         target_tok_s=1)
     errors = _unique(session, Regime, campaign_id, row if row.id else None, "name", values["name"], "regime")
@@ -273,7 +277,7 @@ def _regime_apply(session, campaign_id, row, values, now):
 
 # tiers
 
-def _tier_apply(session, campaign_id, row, values, now):
+def _tier_apply(session: Session, campaign_id: int, row: Any, values: dict[str, Any], now: datetime) -> Applied:
     row = row or Tier(campaign_id=campaign_id, key="", name="")
     errors = _unique(session, Tier, campaign_id, row if row.id else None, "key", values["key"], "tier")
     _set(row, values, tuple(m.TierCreate.model_fields))
@@ -291,7 +295,7 @@ def _intervention_current(session: Session, row: Intervention) -> dict[str, Any]
     return {"prerequisite_ids": repo.prerequisites_of(session, intervention_ids=[pk(row)])[pk(row)]}
 
 
-def _intervention_apply(session, campaign_id, row, values, now):
+def _intervention_apply(session: Session, campaign_id: int, row: Any, values: dict[str, Any], now: datetime) -> Applied:
     row = row or Intervention(campaign_id=campaign_id, key="", title="", effort_low_days=0,
                               effort_likely_days=0, effort_high_days=0)
     errors = _unique(session, Intervention, campaign_id, row if row.id else None, "key", values["key"],
@@ -333,7 +337,7 @@ def _creates_cycle(session: Session, intervention_id: int, required: list[int]) 
 
 # gates
 
-def _gate_apply(session, campaign_id, row, values, now):
+def _gate_apply(session: Session, campaign_id: int, row: Any, values: dict[str, Any], now: datetime) -> Applied:
     """The core's Gate checks the combination of fields (a threshold or a change; runs enough for the window)."""
     errors = {}
     try:
@@ -354,7 +358,7 @@ def _campaign_of_gate(session: Session, gate: Gate) -> int:
 
 # service-level objectives
 
-def _slo_apply(session, campaign_id, row, values, now):
+def _slo_apply(session: Session, campaign_id: int, row: Any, values: dict[str, Any], now: datetime) -> Applied:
     row = row or Slo(campaign_id=campaign_id, metric="", threshold=0)
     _set(row, values, tuple(m.SloCreate.model_fields))
     return row, {}
@@ -362,7 +366,7 @@ def _slo_apply(session, campaign_id, row, values, now):
 
 # the campaign itself
 
-def _campaign_apply(session, campaign_id, row, values, now):
+def _campaign_apply(session: Session, campaign_id: int, row: Any, values: dict[str, Any], now: datetime) -> Applied:
     row = row or Campaign(name="", created_at=now)
     _set(row, values, tuple(values))
     return row, {}

@@ -26,7 +26,7 @@ from tierplan.models.fields import Options, form_fields, parse_form
 from tierplan.models.forms import version_of
 from tierplan.planning.effects import missing_bucket
 from tierplan.planning.model import SHARE_TOLERANCE, PlanningError, Provenance
-from tierplan.services.editing import Editor, _set, note_change
+from tierplan.services.editing import Applied, Editor, _set, note_change
 from tierplan.services.row_labels import effect_label
 from tierplan.services.snapshots import keep_snapshot
 from tierplan.text.formatting import input_number
@@ -70,7 +70,7 @@ def _core_errors(exc: PlanningError, row: Effect) -> dict[str, str]:
     return {FORM_FIELDS.get(name, name): str(exc)}
 
 
-def _effect_apply(session, campaign_id, row, values, now):
+def _effect_apply(session: Session, campaign_id: int, row: Any, values: dict[str, Any], now: datetime) -> Applied:
     kind = values["kind"]
     row = row or Effect(intervention_id=0)
     _set(row, values, ("kind", "provenance", "note"))

@@ -68,7 +68,7 @@ def spec_initial(session: Session, which: str, campaign_id: int, preset_key: str
     return values
 
 
-def _text(value) -> str:
+def _text(value: Any) -> str:
     if value is None:
         return ""
     return input_number(value) if isinstance(value, float) else str(value)

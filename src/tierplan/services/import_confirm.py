@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session
 
@@ -104,7 +105,8 @@ def _dated(row: MeasurementRow, measured_at: datetime | None) -> MeasurementRow:
     return row
 
 
-def _settle(session, campaign_id: int, preview: Preview, *, now, measured_at, confirmed: bool) -> dict[int, str]:
+def _settle(session: Session, campaign_id: int, preview: Preview, *, now: datetime, measured_at: datetime | None,
+            confirmed: bool) -> dict[int, str]:
     """Date the undated rows and run the checks again on what will be written (a chunk at a time); the warnings
     confirmed, by the row's place in the rows file."""
     if preview.needs_date and measured_at is None:
@@ -136,8 +138,9 @@ def _settle(session, campaign_id: int, preview: Preview, *, now, measured_at, co
     return confirmations
 
 
-def _write_measurements(session, campaign_id: int, preview: Preview, records, regimes, confirmations: dict[int, str],
-                        by: str, measured_at: datetime | None, on_progress) -> None:
+def _write_measurements(session: Session, campaign_id: int, preview: Preview, records: list[ImportRecord],
+                        regimes: dict[str, Regime], confirmations: dict[int, str], by: str,
+                        measured_at: datetime | None, on_progress: Callable[[int], None] | None) -> None:
     """The rows file's values a chunk at a time: a multi-row INSERT each (thousands of runs confirm in seconds),
     and their place in the history's summaries; the import records' flush before has moved the plan revision."""
     by_file = {f.name: r for f, r in zip(preview.files, records, strict=False)}
@@ -145,7 +148,7 @@ def _write_measurements(session, campaign_id: int, preview: Preview, records, re
     position = 0
     rebuild: set[int] = set()  # regimes whose measured changes are found again once every chunk is in
     for chunk in read_rows(preview.rows_path):
-        values = []
+        values: list[dict[str, Any]] = []
         for row in chunk:
             row = _dated(row, measured_at)
             values.append({
@@ -168,7 +171,8 @@ def _write_measurements(session, campaign_id: int, preview: Preview, records, re
     history.rebuild_changes(session, sorted(rebuild))
 
 
-def _write_profile(session, preview: Preview, record: ImportRecord, regimes, now: datetime) -> None:
+def _write_profile(session: Session, preview: Preview, record: ImportRecord, regimes: dict[str, Regime],
+                   now: datetime) -> None:
     draft = core.need(preview.draft, "the previewed profile")
     profile = Profile(
         regime_id=pk(regimes[preview.regime]), created_at=now, import_id=record.id,

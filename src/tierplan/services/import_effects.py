@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 
 from tierplan.db.repo import CampaignRows
@@ -29,7 +30,8 @@ def same_thing(named: str, ours: str) -> bool:
     return bool(a and b) and (a in b or b in a)
 
 
-def mismatches(rows: CampaignRows, *, models=(), gpus=(), engines=()) -> tuple[list[str], list[str]]:
+def mismatches(rows: CampaignRows, *, models: Iterable[str] = (), gpus: Iterable[str] = (), engines: Iterable[str] = ()
+               ) -> tuple[list[str], list[str]]:
     """What the files name, and a warning for each name that differs from the campaign's specs."""
     campaign = rows.campaign
     named, warnings = [], []

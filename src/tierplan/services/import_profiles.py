@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sqlmodel import Session
 
@@ -68,8 +70,8 @@ class ProfileDraft:
         return asdict(self)
 
 
-def profile_draft(session: Session, campaign_id: int, infos, options, regimes: list[Regime], rules,
-                  on_progress=None) -> ProfileDraft:
+def profile_draft(session: Session, campaign_id: int, infos: list[Any], options: Any, regimes: list[Regime],
+                  rules: list[tuple[str, str]], on_progress: Callable[[int], None] | None = None) -> ProfileDraft:
     """Parse profile files into a draft; raises FormInvalid or ImportFileError and writes nothing."""
     if not options.regime:
         raise FormInvalid({"regime": "a profile belongs to one regime: choose it"})
@@ -116,7 +118,7 @@ def fmt_factor(ratio: float) -> str:
     return f"{ratio:.3g}x" if ratio >= 1 else f"1/{1 / ratio:.3g} of"
 
 
-def _summary(infos, options, on_progress) -> KernelSummary:
+def _summary(infos: list[Any], options: Any, on_progress: Callable[[int], None] | None) -> KernelSummary:
     summary = KernelSummary("profile")
     for info in infos:
         if info.format == formats.TRACE:
@@ -132,7 +134,7 @@ def _summary(infos, options, on_progress) -> KernelSummary:
     return summary
 
 
-def _add_steps(draft: ProfileDraft, summary: KernelSummary, stats, step_ms: float | None) -> None:
+def _add_steps(draft: ProfileDraft, summary: KernelSummary, stats: Any, step_ms: float | None) -> None:
     draft.gpu_items, draft.host_launches = stats.gpu_items, stats.host_launches
     draft.gpu_gap_us = stats.gpu_gap_us if stats.gpu_gap_us is not None else GPU_GAP_PRIOR_US
     draft.gap_measured = stats.gpu_gap_us is not None
@@ -151,7 +153,7 @@ def _add_steps(draft: ProfileDraft, summary: KernelSummary, stats, step_ms: floa
                                 "measure its TPOT or throughput first)")
 
 
-def read_text(info) -> str:
+def read_text(info: Any) -> str:
     try:
         return Path(info.path).read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:

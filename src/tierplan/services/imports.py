@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,13 +13,14 @@ from sqlmodel import Session
 
 from tierplan.db import links, repo
 from tierplan.db.mappers import to_core_profile
+from tierplan.db.repo import CampaignRows
 from tierplan.db.tables import Profile, ProfileShare, Regime
 from tierplan.importers import detect as formats
 from tierplan.importers.benchmarks import iter_results_json, parse_console
 from tierplan.importers.buckets import DEFAULT_RULES
 from tierplan.importers.kernel_csv import ColumnMap
 from tierplan.importers.records import BenchmarkRun
-from tierplan.models.errors import Conflicting, FormInvalid
+from tierplan.models.errors import Conflicting, FormInvalid, NotFound
 from tierplan.models.measurements import ImportOptionsForm
 from tierplan.planning import model as core
 from tierplan.planning.baselines import newest_baselines
@@ -121,7 +122,7 @@ def rules_of(session: Session, campaign_id: int) -> list[tuple[str, str]]:
 
 def preview_import(
     session: Session, campaign_id: int, files: list[tuple[str, Path]], options: ImportOptions, *, now: datetime,
-    rows_dir: Path, on_progress=None,
+    rows_dir: Path, on_progress: Callable[[int], None] | None = None,
 ) -> Preview:
     """Parse the files and say what an import would write and change; raises ImportFileError on a bad file. The
     values a benchmark import would write go to a file in `rows_dir` (the upload's folder), which the confirm
@@ -144,6 +145,8 @@ def preview_import(
     if options.regime and options.regime not in {r.name for r in regimes}:
         raise Conflicting({"regime": f"unknown regime {options.regime!r}"})
     rows = repo.load_campaign(session, campaign_id=campaign_id)
+    if rows is None:
+        raise NotFound(f"no campaign {campaign_id}")
     if kinds == {"profile"}:
         draft = profile_draft(session, campaign_id, infos, options, regimes, rules_of(session, campaign_id),
                               on_progress)
@@ -165,8 +168,9 @@ def mark_duplicates(session: Session, campaign_id: int, infos: list[FileInfo]) -
         seen.setdefault(info.sha256, info.name)
 
 
-def _measurement_preview(session, rows, infos, options: ImportOptions, regimes: list[Regime], now: datetime,
-                         rows_dir: Path, on_progress=None) -> Preview:
+def _measurement_preview(session: Session, rows: CampaignRows, infos: list[FileInfo], options: ImportOptions,
+                         regimes: list[Regime], now: datetime, rows_dir: Path,
+                         on_progress: Callable[[int], None] | None = None) -> Preview:
     """Stream the runs: every value into the rows file, checked as it goes; the preview keeps a sample, a summary
     a regime and metric, the first problems and the runs the planner's rules would pick (for the consequences)."""
     preview = Preview("measurements", infos, measurement_kind=options.kind)
@@ -253,7 +257,7 @@ def new_regime(regimes: list[Regime], added: list[dict], concurrency: int) -> di
             "target_tok_s": target, "position": concurrency}
 
 
-def _runs(info: FileInfo, on_progress) -> Iterator[BenchmarkRun]:
+def _runs(info: FileInfo, on_progress: Callable[[int], None] | None) -> Iterator[BenchmarkRun]:
     if info.format == formats.CONSOLE:
         yield from parse_console(read_text(info), info.name)
         return
@@ -296,7 +300,7 @@ def _core(reading: Reading) -> core.Measurement:
                             reading.includes)
 
 
-def _profile_preview(rows, infos, draft: ProfileDraft, now: datetime) -> Preview:
+def _profile_preview(rows: CampaignRows, infos: list[FileInfo], draft: ProfileDraft, now: datetime) -> Preview:
     preview = Preview("profile", infos, regime=draft.regime, shares=draft.shares, how=draft.how,
                       top_kernels=draft.top_kernels, unmatched=draft.unmatched, profile=draft.to_dict())
     preview.named, preview.warnings = mismatches(rows, gpus=draft.devices)

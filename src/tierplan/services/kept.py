@@ -8,7 +8,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from sqlmodel import Session
 
@@ -26,7 +26,7 @@ def kept(session: Session, key: Hashable, compute: Callable[[], T]) -> T:
     with _lock:
         if key in store:
             store.move_to_end(key)
-            return store[key]
+            return cast(T, store[key])
     result = compute()
     with _lock:
         store[key] = result
@@ -41,4 +41,4 @@ def _store(session: Session) -> OrderedDict[Hashable, Any]:
     with _lock:
         if engine not in _stores:
             _stores[engine] = OrderedDict()
-        return _stores[engine]
+        return cast(OrderedDict[Hashable, Any], _stores[engine])

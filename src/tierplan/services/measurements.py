@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -35,12 +35,12 @@ RETRACT_FIELDS = form_fields(RetractionCreate)
 log = logging.getLogger(__name__)
 
 
-def measurement_options(regimes, interventions) -> Options:
+def measurement_options(regimes: Iterable[Any], interventions: Iterable[Any]) -> Options:
     return {"regime": tuple((r.name, r.name) for r in regimes), "metric": METRIC_OPTIONS,
             "includes": tuple((i.key, f"{i.key}: {i.title}") for i in interventions)}
 
 
-def measurement_fields(regimes, interventions) -> tuple[Field, ...]:
+def measurement_fields(regimes: Iterable[Any], interventions: Iterable[Any]) -> tuple[Field, ...]:
     """The measurement form's fields (the confirm box shows only when a warning asks for it)."""
     return tuple(f for f in form_fields(MeasurementCreate, measurement_options(regimes, interventions))
                  if f.name != "confirm")

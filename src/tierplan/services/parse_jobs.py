@@ -21,13 +21,17 @@ import shutil
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import OperationalError
+from sqlmodel import Session
 
+from tierplan.config import Settings
 from tierplan.db import jobs
 from tierplan.db.engine import make_engine, new_session
 from tierplan.importers.errors import ImportFileError
@@ -35,6 +39,7 @@ from tierplan.models.errors import FormInvalid
 from tierplan.services.imports import ImportOptions, preview_import
 
 log = logging.getLogger("tierplan")
+T = TypeVar("T")
 PROGRESS_EVERY_S = 0.5  # progress writes (and cancellation checks) at most this often
 WATCH_EVERY_S = 0.2
 MEMORY_HEADROOM = 256 << 20
@@ -56,7 +61,7 @@ class ParseLimits:
     at_once: int = 2  # parses a server process runs at once; the others wait
 
     @classmethod
-    def of(cls, settings) -> ParseLimits:
+    def of(cls, settings: Settings) -> ParseLimits:
         return cls(settings.parse_cpu_s, settings.parse_memory_mb, settings.parse_cpu_s * 2, settings.max_parses)
 
     def memory_for(self, total_bytes: int, held_bytes: int) -> int:
@@ -86,7 +91,7 @@ class CpuLimit(BaseException):
     """SIGXCPU: the process used its CPU time."""
 
 
-def _in(engine: Engine, write, **values):
+def _in(engine: Engine, write: Callable[..., T], **values: Any) -> T:
     """`write` in a transaction of its own (the worker process and the watcher hold none open), tried again while
     the database is busy (many writers at once): a job's end is never lost to a busy timeout."""
     for attempt in range(BUSY_TRIES):
@@ -97,7 +102,7 @@ def _in(engine: Engine, write, **values):
             if attempt == BUSY_TRIES - 1:
                 raise
             time.sleep(0.5 * (attempt + 1))
-    return None
+    raise AssertionError("unreachable: the last try raises")
 
 
 def errors_json(errors: dict[str, str]) -> str:
@@ -137,7 +142,8 @@ def start_parse(engine: Engine, request: ParseRequest, folder: Path) -> ParseHan
     return ParseHandle(thread)
 
 
-def _wait_then_parse(engine: Engine, request: ParseRequest, folder: Path, slots, began: bool) -> None:
+def _wait_then_parse(engine: Engine, request: ParseRequest, folder: Path, slots: threading.BoundedSemaphore,
+                     began: bool) -> None:
     if not began:
         while not slots.acquire(timeout=1.0):
             if not _in(engine, jobs.keep_waiting, token=request.token):  # cancelled while waiting
@@ -159,7 +165,7 @@ def _wait_then_parse(engine: Engine, request: ParseRequest, folder: Path, slots,
         slots.release()
 
 
-def _give_up(process, engine: Engine, request: ParseRequest, folder: Path) -> None:
+def _give_up(process: Any, engine: Engine, request: ParseRequest, folder: Path) -> None:
     """Stop the parse, mark its job failed if it has not ended, and remove its files (best effort: the page's
     import_jobs.end_if_silent ends a job no one could mark)."""
     if process is not None and process.exitcode is None:
@@ -175,7 +181,7 @@ def _give_up(process, engine: Engine, request: ParseRequest, folder: Path) -> No
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _watch(process, engine: Engine, request: ParseRequest, folder: Path) -> None:
+def _watch(process: Any, engine: Engine, request: ParseRequest, folder: Path) -> None:
     limits, token = request.limits, request.token
     deadline, next_check = time.monotonic() + limits.wall_s, time.monotonic() + 1.0
     reason = ""
@@ -270,7 +276,7 @@ def _lift_memory_limit() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
 
 
-def _cpu_exceeded(_signum, _frame) -> None:
+def _cpu_exceeded(_signum: int, _frame: object) -> None:
     raise CpuLimit()
 
 
@@ -290,7 +296,7 @@ class _Progress:
                 raise Cancelled()
 
 
-def submit(session, engine: Engine, request: ParseRequest, folder: Path, form: dict) -> ParseHandle:
+def submit(session: Session, engine: Engine, request: ParseRequest, folder: Path, form: dict[str, Any]) -> ParseHandle:
     """Store the job (committed, so the process and every other worker see it), then start its parse."""
     total = sum(path.stat().st_size for _, path in request.files)
     jobs.add_job(session.connection(), token=request.token, campaign_id=request.campaign_id, total_bytes=total,

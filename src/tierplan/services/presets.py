@@ -30,7 +30,8 @@ class Preset:
         return "\n".join(f"{name}: {f.source}" for name, f in self.figures.items() if f.value not in (None, ""))
 
 
-def _gpu(key, name, memory, bandwidth, bf16, fp8, fp4, sms, interconnect, sheet, derived_note="") -> Preset:
+def _gpu(key: str, name: str, memory: float, bandwidth: float, bf16: float, fp8: float, fp4: float | None, sms: int,
+         interconnect: str, sheet: str, derived_note: str = "") -> Preset:
     return Preset(key, name, {
         "memory_gb": Figure(memory, sheet),
         "bandwidth_gb_s": Figure(bandwidth, sheet),

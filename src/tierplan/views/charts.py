@@ -70,7 +70,7 @@ def y_grid(scale: Scale, label: Callable[[float], str] | None = None, right: flo
 
 def _nice(raw: float) -> float:
     power = 10 ** math.floor(math.log10(raw))
-    return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    return float(next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw))
 
 
 DRAWABLE = (1e-12, 1e12)  # values a chart scales; outside them (a stored 5e-324 or 1e308) the figures are text

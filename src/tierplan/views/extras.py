@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from markupsafe import Markup
 
 from tierplan.planning.ceiling import Ceiling
 from tierplan.planning.projection import RegimeProjection
+from tierplan.services.analysis import Analysis
 from tierplan.services.records import PlanRecord
 from tierplan.text import formatting as fmt
 from tierplan.views.charts import whatif_chart
@@ -108,7 +111,7 @@ def _spec_value(value: float, unit: str) -> str:
 EXPERT_FIGURES = {"routed_experts", "experts_per_token", "shared_experts", "expert_bytes_per_weight"}
 
 
-def _pairs(row, labels) -> list[tuple[str, str]]:
+def _pairs(row: Any, labels: Sequence[tuple[str, str, str]]) -> list[tuple[str, str]]:
     """A spec's figures in words; a dense model's (no routed experts) says "layers" and leaves the experts out."""
     dense = getattr(row, "routed_experts", None) == 0
     out = []
@@ -125,7 +128,7 @@ def _pairs(row, labels) -> list[tuple[str, str]]:
 _FIGURE_LABELS = {name: label for name, label, _ in HARDWARE_LABELS + MODEL_LABELS}
 
 
-def source_lines(spec) -> list[str]:
+def source_lines(spec: Any) -> list[str]:
     """A spec's sources a line each, each figure named in words as the page lists it: "memory bandwidth:
     datasheet ..." for the stored "bandwidth_gb_s: datasheet ..."."""
     out = []
@@ -136,7 +139,7 @@ def source_lines(spec) -> list[str]:
     return out
 
 
-def specs_view(record: PlanRecord, analysis) -> SpecsView:
+def specs_view(record: PlanRecord, analysis: Analysis) -> SpecsView:
     hw, model = record.hardware, record.model_spec
     return SpecsView(
         hardware=_pairs(hw, HARDWARE_LABELS) if hw else [],
@@ -149,7 +152,7 @@ def specs_view(record: PlanRecord, analysis) -> SpecsView:
     )
 
 
-def ordering_view(analysis) -> OrderingView:
+def ordering_view(analysis: Analysis) -> OrderingView:
     tiers = {i.key: i.tier_key or "—" for i in analysis.campaign.interventions}
     picks = [
         PickView(
@@ -177,7 +180,7 @@ def _speedup_label(s: float) -> str:
     return "∞" if math.isinf(s) else f"{fmt.plain(s)}x"
 
 
-def what_if_views(analysis) -> list[WhatIfView]:
+def what_if_views(analysis: Analysis) -> list[WhatIfView]:
     views: list[WhatIfView] = []
     for regime, curves in analysis.what_ifs.items():
         if not curves:
@@ -193,7 +196,7 @@ def what_if_views(analysis) -> list[WhatIfView]:
     return views
 
 
-def calibration_view(analysis) -> CalibrationView:
+def calibration_view(analysis: Analysis) -> CalibrationView:
     summary = analysis.calibration
     view = CalibrationView(applied=analysis.calibration_applied, available=summary.realised is not None)
     for point in summary.points:

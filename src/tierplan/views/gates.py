@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from tierplan.models.errors import NotFound
 from tierplan.planning.gates import Criterion, GateResult, GateStatus, tier_validated
 from tierplan.planning.metrics import metric_unit
-from tierplan.planning.model import Severity, Tier
+from tierplan.planning.model import Measurement, Severity, Tier
 from tierplan.planning.stats import CONFIDENCE
 from tierplan.text import formatting as fmt
 from tierplan.text.conditions import condition_text
@@ -111,7 +111,7 @@ class TierGatesOut(BaseModel):
     gates: list[GateOut]
 
 
-def _samples(runs) -> list[SampleOut]:
+def _samples(runs: Iterable[Measurement]) -> list[SampleOut]:
     return [SampleOut(value=m.value, measured_at=m.measured_at, kind=m.kind.value) for m in runs]
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -92,7 +93,7 @@ def history_chart(chart_id: str, regime: str, metric: str, unit: str, runs: Sequ
     return Markup("".join(parts))
 
 
-def _stretches(stretches: Sequence[RunStretch], x, scale) -> list[str]:
+def _stretches(stretches: Sequence[RunStretch], x: Callable[[datetime], float], scale: Any) -> list[str]:
     """Each stretch's lowest-to-highest bar (data-low, data-high: its values) and one line through the means."""
     middle = [(s, s.start + (s.end - s.start) / 2) for s in stretches]
     bars = "".join(f'<line class="stretch" x1="{x(at):.1f}" x2="{x(at):.1f}" y1="{scale.y(s.low):.1f}" '

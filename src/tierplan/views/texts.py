@@ -10,6 +10,7 @@ from tierplan.planning.metrics import THROUGHPUT_METRIC
 from tierplan.planning.model import Effect, EffectKind, Regime, ThreePoint, need
 from tierplan.planning.projection import RegimeProjection, Step
 from tierplan.planning.step import host_cost_us, start_state
+from tierplan.services.analysis import Analysis
 from tierplan.services.records import PlanRecord
 from tierplan.text import formatting as fmt
 
@@ -39,7 +40,7 @@ def includes_text(projection: RegimeProjection, baseline: MeasurementPublic | No
     return f"{taken} includes none of the plan's interventions: the plan applies all of them"
 
 
-def step_text(core_regime, step: Step) -> str:
+def step_text(core_regime: Regime, step: Step) -> str:
     if step.step_ms is None:
         return ""
     if core_regime.step_ms:
@@ -48,7 +49,7 @@ def step_text(core_regime, step: Step) -> str:
             f"{fmt.tok_s(core_regime.baseline_tok_s)} (no TPOT measured in the baseline's state)")
 
 
-def launch_text(core_regime) -> str:
+def launch_text(core_regime: Regime) -> str:
     profile = core_regime.profile
     if profile is None or profile.launches is None:
         return ""
@@ -67,7 +68,7 @@ def _three(tp: ThreePoint | None, suffix: str = "", scale: float = 1.0) -> str:
     return fmt.three_point(tp.low * scale, tp.likely * scale, tp.high * scale, suffix)
 
 
-def effect_text(effect: Effect, regime_names: Sequence[str], analysis=None) -> str:
+def effect_text(effect: Effect, regime_names: Sequence[str], analysis: Analysis | None = None) -> str:
     """One effect as the plan lists it: "attention 2.5x (2-3x) faster in every regime"."""
     where = f"in {', '.join(regime_names)}" if regime_names else "in every regime"
     kind = effect.kind
@@ -85,7 +86,7 @@ def effect_text(effect: Effect, regime_names: Sequence[str], analysis=None) -> s
     return f"{effect.bucket} {_three(effect.speedup, 'x')} faster {where}"
 
 
-def spec_decode_text(effect: Effect, regime_names: Sequence[str] = (), analysis=None) -> str:
+def spec_decode_text(effect: Effect, regime_names: Sequence[str] = (), analysis: Analysis | None = None) -> str:
     """"speculative decoding, g = 1, acceptance 0.7 (0.5–0.85), c = 0.1: E 1.70, cost 1.10, 1.55x"."""
     spec = need(effect.spec, "the speculative decoding")
     if spec.per_position:

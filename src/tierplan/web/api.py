@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request, Response
 from pydantic import BaseModel, Field
@@ -50,20 +50,20 @@ class RegressionsOut(BaseModel):
 
 
 @router.get("/campaigns", response_model=list[CampaignPublic], tags=["campaigns"])
-def list_campaigns(session: SessionDep):
+def list_campaigns(session: SessionDep) -> Any:
     """All campaigns, newest first."""
     return [CampaignPublic.model_validate(c) for c in campaign_service.list_campaigns(session)]
 
 
 @router.get("/campaigns/{campaign_id:id}/plan", response_model=PlanOut, tags=["plan"])
-def get_plan(campaign_id: int, session: SessionDep):
+def get_plan(campaign_id: int, session: SessionDep) -> Any:
     """The projection of every regime after each tier (likely values and P10-P90), and every gate's status."""
     return plan_out(plan_of(session, campaign_id=campaign_id))
 
 
 @router.get("/campaigns/{campaign_id:id}/gates/status", response_model=GatesOut, tags=["plan"])
 def get_gates(campaign_id: int, session: SessionDep,
-              tier: Annotated[str | None, Query(max_length=20, description="only this tier's gates (its key)")] = None):
+              tier: Annotated[str | None, Query(max_length=20, description="only this tier's gates (its key)")] = None) -> Any:
     """Every gate's status (pass, warn, fail, inconclusive, pending) with its evidence, tier by tier, and the exit
     code `tierplan gates` gives: 0 every hard gate passes, 1 one fails, 3 one is pending or inconclusive."""
     summary = summary_of(plan_of(session, campaign_id=campaign_id), tier_key=tier)
@@ -71,7 +71,7 @@ def get_gates(campaign_id: int, session: SessionDep,
 
 
 @router.get("/campaigns/{campaign_id:id}/capacity", response_model=CapacityReportOut, tags=["plan"])
-def get_capacity(campaign_id: int, session: SessionDep):
+def get_capacity(campaign_id: int, session: SessionDep) -> Any:
     """The capacity at the campaign's SLOs: the highest concurrency whose newest runs meet every one, the output
     throughput there, each load point, and the capacity projected after each tier (null without SLOs)."""
     plan = plan_of(session, campaign_id=campaign_id)
@@ -89,7 +89,7 @@ def get_regressions(
     min_samples: Annotated[int, Query(ge=2, le=1000, description="runs each side of a change")] = MIN_SAMPLES,
     min_change_pct: Annotated[float | None, Query(gt=0, le=1000, description=(
         "smallest change reported, % (default 5, 20 for std_* metrics)"))] = None,
-):
+) -> Any:
     """Steps up or down in every regime's history of every metric (rank-based binary segmentation), each with the
     first run after it and the size of the change with its 90% interval; exit_code as `tierplan regressions`."""
     series = searched_out(changes_in(session, campaign_id, regime=regime, metric=metric, min_samples=min_samples,
@@ -102,7 +102,7 @@ def get_regressions(
 def post_measurement(request: Request, campaign_id: int, body: MeasurementCreate, sessions: SessionsDep, now: NowDep,
                      key: Annotated[str | None, Header(alias="Idempotency-Key", description=(
                          "8-64 letters, digits or dashes, new for each measurement: a retry with the same key "
-                         "stores nothing and answers with the first"))] = None):
+                         "stores nothing and answers with the first"))] = None) -> Any:
     """Record a measurement of a regime: what it includes, and whether it is a baseline or a gate check.
 
     422 with a message per field when invalid, nothing stored; when the only problems are warnings (above the
@@ -117,7 +117,8 @@ def post_measurement(request: Request, campaign_id: int, body: MeasurementCreate
 
 @router.post("/campaigns/{campaign_id:id}/measurements/{measurement_id:id}/retract", response_model=MeasurementPublic,
              tags=["measurements"])
-def retract(campaign_id: int, measurement_id: int, body: RetractionCreate, sessions: SessionsDep, now: NowDep):
+def retract(campaign_id: int, measurement_id: int, body: RetractionCreate, sessions: SessionsDep,
+            now: NowDep) -> MeasurementPublic:
     """Retract a measurement with a reason: it stays in the history and no baseline, gate or calibration uses it."""
     return retract_measurement(sessions, campaign_id, measurement_id, body, now=now)
 
@@ -128,7 +129,7 @@ def list_snapshots(
     limit: Annotated[int, Query(ge=1, le=1000, description="snapshots a page")] = 100,
     after: Annotated[int | None, Query(ge=1, le=INT32_MAX, description=(
         "the id of the last snapshot of the previous page: this page holds the ones after it"))] = None,
-):
+) -> Any:
     """The plan's history a page at a time, oldest first: after each measurement, import and edit, what it was
     (`cause`) and the figures it left (per regime baseline, target, ceiling, and each tier's projection with
     P10-P50-P90 and P(target), to 4 significant figures). When there are more, the `Link` header names the next
@@ -150,7 +151,7 @@ def list_measurements(
     metric: Annotated[str | None, Query(max_length=50, description="only this metric's runs")] = None,
     since: Annotated[date | None, Query(description="only runs measured on or after this day (UTC)")] = None,
     until: Annotated[date | None, Query(description="only runs measured on or before this day (UTC)")] = None,
-):
+) -> Any:
     """The campaign's measurements a page at a time, newest first, retracted ones included (with who, when and
     why). When there are more, the `Link` header names the next page (`rel="next"`): the same query with `before`
     set to the last run of this one."""

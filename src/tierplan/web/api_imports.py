@@ -140,14 +140,14 @@ async def post_import(
 
 
 @router.get("/campaigns/{campaign_id:id}/imports", response_model=list[ImportRecordOut])
-def list_imports(campaign_id: int, _campaign: CampaignDep, session: SessionDep):
+def list_imports(campaign_id: int, _campaign: CampaignDep, session: SessionDep) -> Any:
     """Every imported file, newest first; files imported together share a batch."""
     return imports_of(session, campaign_id)
 
 
 @router.delete("/campaigns/{campaign_id:id}/imports/{batch}", status_code=204)
 def delete_import(request: Request, campaign_id: int, _campaign: CampaignDep, batch: str, session: SessionDep,
-                  now: NowDep):
+                  now: NowDep) -> Response:
     """Undo an import: its files and everything they wrote."""
     undo_import(session, campaign_id, batch, now=now, by=user_of(request))
     return Response(status_code=204)

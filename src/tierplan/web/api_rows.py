@@ -4,6 +4,7 @@ forms. (No `from __future__ import annotations`: FastAPI reads the generated han
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Header, Request, Response
+from sqlmodel import Session
 
 from tierplan.db import repo
 from tierplan.db.tables import Regime, pk
@@ -38,14 +39,14 @@ def etag_of(row: Any) -> str:
 
 
 @router.post("/campaigns", status_code=201, response_model=CampaignPublic, tags=["campaigns"])
-def create_campaign(body: CampaignCreate, session: SessionDep, now: NowDep, key: IdempotencyKey = None):
+def create_campaign(body: CampaignCreate, session: SessionDep, now: NowDep, key: IdempotencyKey = None) -> Any:
     """Create an empty campaign (regimes, tiers and interventions are added to it afterwards)."""
     return CAMPAIGN_EDITOR.public_of(session, campaign_service.store_campaign(session, body, now=now,
                                                                              key=idempotency_key(key)))
 
 
 @router.get("/campaigns/{campaign_id:id}", response_model=CampaignPublic, tags=["campaigns"])
-def read_campaign(campaign: CampaignDep, session: SessionDep, response: Response):
+def read_campaign(campaign: CampaignDep, session: SessionDep, response: Response) -> Any:
     """The campaign's own fields and Monte Carlo settings."""
     response.headers["ETag"] = etag_of(campaign)
     return CAMPAIGN_EDITOR.public_of(session, editing.load_row(session, CAMPAIGN_EDITOR, campaign.id, campaign.id))
@@ -54,7 +55,7 @@ def read_campaign(campaign: CampaignDep, session: SessionDep, response: Response
 @router.patch("/campaigns/{campaign_id:id}", response_model=CampaignPublic, tags=["campaigns"],
               responses=STALE_RESPONSES)
 def update_campaign(request: Request, campaign_id: int, campaign: CampaignDep, body: CampaignUpdate,  # type: ignore[valid-type]
-                    session: SessionDep, now: NowDep, response: Response, if_match: IfMatch = None):
+                    session: SessionDep, now: NowDep, response: Response, if_match: IfMatch = None) -> Any:
     """Change some of the campaign's fields; those left out keep their values. Send the ETag a read gave as
     If-Match: a campaign saved since answers 412."""
     row = editing.load_row(session, CAMPAIGN_EDITOR, campaign_id, campaign_id)
@@ -66,7 +67,7 @@ def update_campaign(request: Request, campaign_id: int, campaign: CampaignDep, b
 
 
 @router.delete("/campaigns/{campaign_id:id}", status_code=204, tags=["campaigns"])
-def delete_campaign(campaign_id: int, session: SessionDep):
+def delete_campaign(campaign_id: int, session: SessionDep) -> Response:
     """Delete the campaign and everything in it."""
     editing.delete(session, CAMPAIGN_EDITOR, campaign_id, campaign_id)
     return Response(status_code=204)
@@ -129,14 +130,14 @@ for _editor in ROW_EDITORS:
 # profiles
 
 
-def _regime(session, campaign_id: int, regime_id: int) -> Regime:
+def _regime(session: Session, campaign_id: int, regime_id: int) -> Regime:
     regime = session.get(Regime, regime_id)
     if regime is None or regime.campaign_id != campaign_id:
         raise NotFound(f"no regime {regime_id} in campaign {campaign_id}")
     return regime
 
 
-def _profile_public(session, regime: Regime) -> ProfilePublic:
+def _profile_public(session: Session, regime: Regime) -> ProfilePublic:
     profile = repo.newest_profiles(session, regime_ids=[pk(regime)]).get(pk(regime))
     if profile is None:
         raise NotFound(f"regime {regime.name!r} has no profile yet")
@@ -145,7 +146,7 @@ def _profile_public(session, regime: Regime) -> ProfilePublic:
 
 @router.get("/campaigns/{campaign_id:id}/regimes/{regime_id:id}/profile", response_model=ProfilePublic,
             tags=["profiles"])
-def read_profile(campaign_id: int, regime_id: int, session: SessionDep, response: Response):
+def read_profile(campaign_id: int, regime_id: int, session: SessionDep, response: Response) -> ProfilePublic:
     """The regime's newest profile: the share of step time each bucket takes. Its ETag is its id."""
     profile = _profile_public(session, _regime(session, campaign_id, regime_id))
     response.headers["ETag"] = f'"{profile.id}"'
@@ -155,7 +156,7 @@ def read_profile(campaign_id: int, regime_id: int, session: SessionDep, response
 @router.post("/campaigns/{campaign_id:id}/regimes/{regime_id:id}/profile", status_code=201, response_model=ProfilePublic,
              tags=["profiles"], responses=STALE_RESPONSES)
 def create_profile(request: Request, campaign_id: int, regime_id: int, body: ProfileCreate, session: SessionDep,
-                   now: NowDep, response: Response, if_match: IfMatch = None):
+                   now: NowDep, response: Response, if_match: IfMatch = None) -> ProfilePublic:
     """Store a new profile of the regime (the previous ones stay on record); shares below 100% go to 'other'.
     `If-Match` with the ETag of the profile read (its id; "0" when there was none) refuses it with 412 when
     another profile was stored since."""
@@ -198,7 +199,7 @@ def put_model_spec(request: Request, campaign_id: int, _campaign: CampaignDep, b
 
 @router.delete("/campaigns/{campaign_id:id}/specs/{which}", status_code=204, tags=["specs"])
 def delete_spec(request: Request, campaign_id: int, _campaign: CampaignDep, which: SpecKind, session: SessionDep,
-                now: NowDep):
+                now: NowDep) -> Response:
     """Remove the spec: the plan then says the ceiling is unknown."""
     editing_specs.delete_spec(session, which, campaign_id, now=now, by=user_of(request))
     return Response(status_code=204)

@@ -167,7 +167,7 @@ def _came_from(scope: Scope) -> str:
     return _local(parts.path + (f"?{parts.query}" if parts.query else "")) if parts.netloc == host else "/"
 
 
-def _page(request: Request, form: Form, next_path: str, status: int = 200, message: str = ""):
+def _page(request: Request, form: Form, next_path: str, status: int = 200, message: str = "") -> Response:
     return render(request, "login.html", {"form": form, "next": next_path, "message": message}, status=status)
 
 
@@ -177,7 +177,7 @@ def _local(path: str) -> str:
 
 
 @router.get("/login", name="login")
-def login_form(request: Request, next: str = "/"):
+def login_form(request: Request, next: str = "/") -> Response:
     return _page(request, Form(LOGIN_FIELDS), _local(next))
 
 

@@ -14,6 +14,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from tierplan.config import Settings
+
 UPLOAD_PATHS = re.compile(r"^/(api/)?campaigns/\d{1,9}/imports?$")
 FORM_FIELDS_BYTES = 1 << 20  # an upload's other fields (a pasted summary block, the options)
 
@@ -25,7 +27,7 @@ class BodyTooLarge(HTTPException):
         super().__init__(413, f"the request body is larger than {what}: nothing was read or saved")
 
 
-def limit_of(settings, path: str) -> tuple[int, bool]:
+def limit_of(settings: Settings, path: str) -> tuple[int, bool]:
     """The body limit of a path in bytes, and whether it is an upload's."""
     if UPLOAD_PATHS.match(path):
         return settings.max_upload_mb * (1 << 20) + FORM_FIELDS_BYTES, True

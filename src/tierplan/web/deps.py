@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from sqlmodel import Session
@@ -48,7 +48,7 @@ def known_query(request: Request) -> None:
                            f"{', '.join(sorted(declared)) or 'none'})" for name in unknown[:10]})
 
 
-def _query_names(dependant) -> set[str]:
+def _query_names(dependant: Any) -> set[str]:
     return {p.alias for p in dependant.query_params}.union(*(_query_names(d) for d in dependant.dependencies))
 
 
@@ -63,7 +63,8 @@ def user_of(request: Request) -> str:
 
 
 def get_app_settings(request: Request) -> Settings:
-    return request.app.state.settings
+    settings: Settings = request.app.state.settings
+    return settings
 
 
 def is_htmx(request: Request) -> bool:
@@ -75,7 +76,8 @@ def is_htmx(request: Request) -> bool:
 
 
 def get_clock(request: Request) -> Callable[[], datetime]:
-    return request.app.state.clock
+    clock: Callable[[], datetime] = request.app.state.clock
+    return clock
 
 
 def now(clock: Annotated[Callable[[], datetime], Depends(get_clock)]) -> datetime:

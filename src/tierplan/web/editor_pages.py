@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from datetime import datetime
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from sqlmodel import Session
 
 from tierplan.db.tables import Regime
 from tierplan.models.errors import FormInvalid, NotFound, Stale
 from tierplan.models.forms import Form
+from tierplan.models.plan_rows import CampaignPublic
 from tierplan.services import editing
 from tierplan.services.editing import Editor, form_of, load_row, save_form
 from tierplan.services.editing_effects import PROFILE_FIELDS, profile_initial, profile_version, save_profile
@@ -34,15 +39,15 @@ def _editor(kind: str) -> Editor:
     return EDITORS[kind]
 
 
-def _form_page(request, campaign, editor: Editor, form: Form, action: str, title: str, htmx: bool,
-               status: int = 200, delete_url: str = "", saved: str = ""):
+def _form_page(request: Request, campaign: CampaignPublic, editor: Editor, form: Form, action: str, title: str, htmx: bool,
+               status: int = 200, delete_url: str = "", saved: str = "") -> Response:
     return form_page(request, campaign=campaign, form=form, title=title, noun=editor.noun, action=action,
                      back=path_for(request.app, "plan", campaign_id=campaign.id), htmx=htmx, status=status,
                      delete_url=delete_url, saved=saved)
 
 
 @router.get("/campaigns/{campaign_id:id}/{kind}/new", name="new_row")
-def new_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: str, session: SessionDep):
+def new_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: str, session: SessionDep) -> Response:
     editor = _editor(kind)
     chosen = {k: v for k, v in request.query_params.items() if k in editor.create.model_fields}
     form = form_of(session, editor, campaign_id, defaults=NEW_DEFAULTS[kind] | chosen)
@@ -51,14 +56,14 @@ def new_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: st
 
 @router.post("/campaigns/{campaign_id:id}/{kind}/new", name="create_row")
 async def create(request: Request, campaign_id: int, campaign: CampaignDep,
-                 kind: str, session: SessionDep, htmx: IsHtmx, now: NowDep):
+                 kind: str, session: SessionDep, htmx: IsHtmx, now: NowDep) -> Response:
     editor = _editor(kind)
     return await _submit(request, session, campaign, editor, None, f"New {editor.noun}", htmx, now)
 
 
 @router.get("/campaigns/{campaign_id:id}/{kind}/{row_id:id}/edit", name="edit_row")
 def edit_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: str, row_id: int, session: SessionDep,
-              saved: str = ""):
+              saved: str = "") -> Response:
     editor = _editor(kind)
     row = load_row(session, editor, campaign_id, row_id)
     form = form_of(session, editor, campaign_id, row)
@@ -71,7 +76,7 @@ def edit_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: s
 @router.post("/campaigns/{campaign_id:id}/{kind}/{row_id:id}/edit", name="update_row")
 async def update(request: Request, campaign_id: int, campaign: CampaignDep,
                  kind: str, row_id: int, session: SessionDep, htmx: IsHtmx,
-                 now: NowDep):
+                 now: NowDep) -> Response:
     editor = _editor(kind)
     row = load_row(session, editor, campaign_id, row_id)
     return await _submit(request, session, campaign, editor, row, f"Edit {editor.noun}", htmx, now,
@@ -80,7 +85,7 @@ async def update(request: Request, campaign_id: int, campaign: CampaignDep,
 
 @router.post("/campaigns/{campaign_id:id}/{kind}/{row_id:id}/delete", name="delete_row")
 def delete(request: Request, campaign_id: int, kind: str, row_id: int, session: SessionDep, htmx: IsHtmx,
-           now: NowDep):
+           now: NowDep) -> Response:
     editor = _editor(kind)
     if kind not in DELETABLE:
         raise NotFound(f"{editor.noun} rows cannot be deleted here")
@@ -94,7 +99,8 @@ def _delete_url(request: Request, campaign_id: int, kind: str, row_id: int) -> s
     return path_for(request.app, "delete_row", campaign_id=campaign_id, kind=kind, row_id=row_id)
 
 
-async def _submit(request, session, campaign, editor: Editor, row, title: str, htmx: bool, now, delete_url: str = ""):
+async def _submit(request: Request, session: Session, campaign: CampaignPublic, editor: Editor, row: Any, title: str,
+                  htmx: bool, now: datetime, delete_url: str = "") -> Response:
     data = await request.form()
     try:
         stored = save_form(session, editor, campaign.id, row, data, now=now, by=user_of(request))
@@ -112,7 +118,7 @@ async def _submit(request, session, campaign, editor: Editor, row, title: str, h
 
 
 @router.get("/campaigns/{campaign_id:id}/edit", name="edit_campaign")
-def edit_campaign_form(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
+def edit_campaign_form(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep) -> Response:
     editor = EDITORS["campaign"]
     form = form_of(session, editor, campaign_id, load_row(session, editor, campaign_id, campaign_id))
     return _form_page(request, campaign, editor, form, request.url.path, "Edit campaign", False)
@@ -120,13 +126,13 @@ def edit_campaign_form(request: Request, campaign_id: int, campaign: CampaignDep
 
 @router.post("/campaigns/{campaign_id:id}/edit", name="save_campaign")
 async def edit_campaign(request: Request, campaign_id: int, campaign: CampaignDep,
-                        session: SessionDep, htmx: IsHtmx, now: NowDep):
+                        session: SessionDep, htmx: IsHtmx, now: NowDep) -> Response:
     editor = EDITORS["campaign"]
     row = load_row(session, editor, campaign_id, campaign_id)
     return await _submit(request, session, campaign, editor, row, "Edit campaign", htmx, now)
 
 
-def _regime(session, campaign_id: int, regime_id: int) -> Regime:
+def _regime(session: Session, campaign_id: int, regime_id: int) -> Regime:
     regime = session.get(Regime, regime_id)
     if regime is None or regime.campaign_id != campaign_id:
         raise NotFound(f"no regime {regime_id} in campaign {campaign_id}")
@@ -134,16 +140,17 @@ def _regime(session, campaign_id: int, regime_id: int) -> Regime:
 
 
 @router.get("/campaigns/{campaign_id:id}/regimes/{regime_id:id}/profile", name="profile")
-def profile_form(request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep):
+def profile_form(request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep) -> Response:
     regime = _regime(session, campaign_id, regime_id)
     return _profile_page(request, campaign, regime, _profile_form(session, regime))
 
 
-def _profile_form(session, regime: Regime) -> Form:
+def _profile_form(session: Session, regime: Regime) -> Form:
     return Form(PROFILE_FIELDS, raw=profile_initial(session, regime), version=profile_version(session, regime))
 
 
-def _profile_page(request, campaign, regime: Regime, form: Form, htmx: bool = False, status: int = 200):
+def _profile_page(request: Request, campaign: CampaignPublic, regime: Regime, form: Form, htmx: bool = False,
+                  status: int = 200) -> Response:
     return form_page(request, campaign=campaign, form=form, title=f"Profile of {regime.name}", noun="profile",
                      back=path_for(request.app, "regime", campaign_id=campaign.id, regime_id=regime.id), htmx=htmx, status=status)
 
@@ -151,7 +158,7 @@ def _profile_page(request, campaign, regime: Regime, form: Form, htmx: bool = Fa
 @router.post("/campaigns/{campaign_id:id}/regimes/{regime_id:id}/profile", name="save_profile")
 async def save_profile_form(
     request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep, htmx: IsHtmx, now: NowDep
-):
+) -> Response:
     regime = _regime(session, campaign_id, regime_id)
     data = await request.form()
     try:

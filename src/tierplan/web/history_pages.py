@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 
 from tierplan.db import repo
 from tierplan.models.errors import FormInvalid, NotFound
@@ -46,7 +46,7 @@ def _since(raw: str | None, first: datetime | None, now: datetime) -> tuple[date
 
 @router.get("/campaigns/{campaign_id:id}/history", name="plan_history")
 def history_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep, now: NowDep,
-                 since: str | None = None, before: int | None = Query(None, ge=1, le=INT32_MAX)):
+                 since: str | None = None, before: int | None = Query(None, ge=1, le=INT32_MAX)) -> Response:
     """Projected P50 against measured throughput over time per regime (each drawn from at most 100 points), and
     what each change did since a date, 50 changes a page (newest first; `before`: the change the page follows)."""
     plan = plan_of(session, campaign_id=campaign.id)
@@ -78,7 +78,7 @@ def history_page(request: Request, campaign_id: int, campaign: CampaignDep, sess
 
 @router.get("/campaigns/{campaign_id:id}/compare", name="compare")
 def compare_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep, now: NowDep,
-                 other: str = ""):
+                 other: str = "") -> Response:
     """This plan as it stands beside another: another campaign as it stands ("campaign-3"), or one of this
     campaign's snapshots ("snapshot-12")."""
     left = snapshots.current(plan_of(session, campaign_id=campaign_id).analysis, now)

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import secrets
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from fastapi.concurrency import run_in_threadpool
+from sqlmodel import Session
 
 from tierplan.db import jobs, repo
 from tierplan.db.job_tables import ImportJob
@@ -16,6 +19,7 @@ from tierplan.models.errors import FormInvalid, NotFound, Stale
 from tierplan.models.fields import check_options, form_fields, parse_form
 from tierplan.models.forms import Field, Form, raw_values, version_of
 from tierplan.models.measurements import ImportConfirmForm, ImportOptionsForm, KernelRulesForm
+from tierplan.models.plan_rows import CampaignPublic
 from tierplan.services.campaigns import get_campaign
 from tierplan.services.import_confirm import confirm_import, imports_of, undo_import
 from tierplan.services.import_jobs import cancel_job, clear_abandoned, drop_job, end_if_silent
@@ -32,7 +36,7 @@ from tierplan.web.uploads import CHUNK, save_uploads
 router = APIRouter(include_in_schema=False)
 
 
-def import_fields(regimes, interventions) -> tuple[Field, ...]:
+def import_fields(regimes: Iterable[Any], interventions: Iterable[Any]) -> tuple[Field, ...]:
     return form_fields(ImportOptionsForm, {"regime": tuple((r.name, r.name) for r in regimes),
                                            "includes": tuple((i.key, f"{i.key}: {i.title}") for i in interventions)})
 
@@ -41,13 +45,14 @@ CONFIRM_FIELDS = form_fields(ImportConfirmForm)
 IMPORT_DEFAULTS = {"time_unit": "ns", "kind": "baseline"}
 
 
-def _fields(session, campaign_id: int) -> tuple[Field, ...]:
+def _fields(session: Session, campaign_id: int) -> tuple[Field, ...]:
     return import_fields(repo.regimes_of(session, campaign_id=campaign_id),
                          repo.interventions_of(session, campaign_id=campaign_id))
 
 
-def _page(request, session, campaign, form: Form, *, preview=None, token="", htmx=False, status=200, error="",
-          confirm: Form | None = None):
+def _page(request: Request, session: Session, campaign: CampaignPublic, form: Form, *, preview: Preview | None = None,
+          token: str = "", htmx: bool = False, status: int = 200, error: str = "",
+          confirm: Form | None = None) -> Response:
     records = [{"batch": r.batch, "file": r.file_name, "format": r.format, "size": f"{r.size_bytes:,} B",
                 "sha": r.sha256[:12], "at": timestamp(r.imported_at), "summary": r.summary}
                for r in imports_of(session, campaign.id)]
@@ -105,13 +110,13 @@ def _steps_view(preview: Preview) -> dict | None:
 
 
 @router.get("/campaigns/{campaign_id:id}/import", name="import")
-def import_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
+def import_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep) -> Response:
     return _page(request, session, campaign, Form(_fields(session, campaign_id), raw=dict(IMPORT_DEFAULTS)))
 
 
 @router.post("/campaigns/{campaign_id:id}/import", name="upload")
 async def upload(request: Request, campaign_id: int, sessions: SessionsDep, settings: SettingsDep, htmx: IsHtmx,
-                 now: NowDep):
+                 now: NowDep) -> Response:
     """Take the files and parse them in a process of its own: no database lock is held while the body arrives
     or while it parses; the job's row is the only write."""
     with sessions.reader() as session:
@@ -158,7 +163,7 @@ async def upload(request: Request, campaign_id: int, sessions: SessionsDep, sett
         return _parsed(request, session, campaign, _job(session, campaign_id, token), htmx)
 
 
-def _job(session, campaign_id: int, token: str) -> ImportJob:
+def _job(session: Session, campaign_id: int, token: str) -> ImportJob:
     job = jobs.job_of(session.connection(), token=token) if token.isalnum() else None
     if job is None:
         raise NotFound("no such upload: it expired or was cancelled; upload the files again")
@@ -167,7 +172,7 @@ def _job(session, campaign_id: int, token: str) -> ImportJob:
     return job
 
 
-def _parsed(request, session, campaign, job: ImportJob, htmx: bool):
+def _parsed(request: Request, session: Session, campaign: CampaignPublic, job: ImportJob, htmx: bool) -> Response:
     """The page for a job whose parse ended: its preview, or its errors at their fields (and the job is gone)."""
     fields = _fields(session, campaign.id)
     raw = json.loads(job.form)
@@ -182,7 +187,7 @@ def _parsed(request, session, campaign, job: ImportJob, htmx: bool):
                  token=job.token, htmx=htmx)
 
 
-def _parsing_page(request, session, campaign, job: ImportJob, htmx: bool):
+def _parsing_page(request: Request, session: Session, campaign: CampaignPublic, job: ImportJob, htmx: bool) -> Response:
     percent = min(99, job.read_bytes * 100 // max(job.total_bytes, 1))
     progress = f"{percent}% of {job.total_bytes:,} bytes read"
     if job.state == "waiting":
@@ -199,7 +204,7 @@ def _parsing_page(request, session, campaign, job: ImportJob, htmx: bool):
 @router.get("/campaigns/{campaign_id:id}/import/{token}/status", name="import_status")
 def parse_status(request: Request, campaign_id: int, campaign: CampaignDep,
                  token: str, session: SessionDep, settings: SettingsDep,
-                 htmx: IsHtmx, now: NowDep):
+                 htmx: IsHtmx, now: NowDep) -> Response:
     job = _job(session, campaign_id, token)
     if end_if_silent(session, job, ParseLimits.of(settings)):
         job = _job(session, campaign_id, token)
@@ -210,7 +215,7 @@ def parse_status(request: Request, campaign_id: int, campaign: CampaignDep,
 
 @router.post("/campaigns/{campaign_id:id}/import/{token}/confirm", name="confirm_import")
 async def confirm(request: Request, campaign_id: int, token: str, sessions: SessionsDep, settings: SettingsDep,
-                  htmx: IsHtmx, now: NowDep):
+                  htmx: IsHtmx, now: NowDep) -> Response:
     """Write a previewed import: its values are checked before the write, and the write holds the lock for its
     rows alone."""
     with sessions.reader() as session:
@@ -240,24 +245,25 @@ async def confirm(request: Request, campaign_id: int, token: str, sessions: Sess
 
 @router.post("/campaigns/{campaign_id:id}/import/{token}/cancel", name="cancel_import")
 def cancel(request: Request, campaign_id: int, token: str, session: SessionDep, settings: SettingsDep,
-           htmx: IsHtmx):
+           htmx: IsHtmx) -> Response:
     """Cancel a parse under way (its process is stopped by whichever worker watches it) or a preview."""
     cancel_job(session, campaign_id, token, Path(settings.upload_dir))
     return redirect(path_for(request.app, "import", campaign_id=campaign_id), htmx)
 
 
 @router.post("/campaigns/{campaign_id:id}/imports/{batch}/undo", name="undo_import")
-def undo(request: Request, campaign_id: int, batch: str, session: SessionDep, htmx: IsHtmx, now: NowDep):
+def undo(request: Request, campaign_id: int, batch: str, session: SessionDep, htmx: IsHtmx, now: NowDep) -> Response:
     undo_import(session, campaign_id, batch, now=now, by=user_of(request))
     return redirect(path_for(request.app, "import", campaign_id=campaign_id), htmx)
 
 
 @router.get("/campaigns/{campaign_id:id}/import/rules", name="kernel_rules")
-def rules_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
+def rules_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep) -> Response:
     return _rules_page(request, campaign, rules_form(session, campaign_id))
 
 
-def _rules_page(request, campaign, form, htmx=False, status=200):
+def _rules_page(request: Request, campaign: CampaignPublic, form: Form, htmx: bool = False,
+                status: int = 200) -> Response:
     return form_page(request, campaign=campaign, form=form, title="Kernel → bucket rules", noun="rules",
                      action=path_for(request.app, "save_kernel_rules", campaign_id=campaign.id),
                      back=path_for(request.app, "import", campaign_id=campaign.id),
@@ -266,7 +272,7 @@ def _rules_page(request, campaign, form, htmx=False, status=200):
 
 @router.post("/campaigns/{campaign_id:id}/import/rules", name="save_kernel_rules")
 async def save_rules_form(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep, htmx: IsHtmx,
-                          now: NowDep):
+                          now: NowDep) -> Response:
     data = await request.form()
     try:
         save_rules(session, campaign_id, parse_form(KernelRulesForm, data), seen_version=version_of(data.get("version")),

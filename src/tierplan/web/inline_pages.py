@@ -4,13 +4,15 @@ messages at the fields. Without JavaScript the values are links to the full edit
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse
 
 from tierplan.models.errors import FormInvalid, Stale
 from tierplan.models.forms import Form
+from tierplan.models.plan_rows import CampaignPublic
 from tierplan.services.editing import Editor, form_of, load_row, save_form
 from tierplan.services.editors import editor_of
 from tierplan.services.inline import cell_id, for_value, group_fields, inline_form, merged_data
@@ -51,7 +53,7 @@ def _blocks(request: Request, before: PlanReport | None, after: PlanReport, cell
     return HTMLResponse("\n".join(holder + moved), headers={"HX-Reswap": "none", "Vary": "HX-Request"})
 
 
-def _rejected(request: Request, campaign, editor: Editor, row, group: str, whole: Form, htmx: bool,
+def _rejected(request: Request, campaign: CampaignPublic, editor: Editor, row: Any, group: str, whole: Form, htmx: bool,
               status: int) -> HTMLResponse:
     """The small form again with its messages; without htmx, the row's full form page with them."""
     kind, row_id = editor.kind, row.id
@@ -64,7 +66,7 @@ def _rejected(request: Request, campaign, editor: Editor, row, group: str, whole
 
 @router.get("/campaigns/{campaign_id:id}/{kind}/{row_id:id}/inline/{group}", name="inline_form")
 def open_inline(request: Request, campaign_id: int, _campaign: CampaignDep, kind: str, row_id: int, group: str,
-                session: SessionDep, htmx: IsHtmx, cancel: bool = False):
+                session: SessionDep, htmx: IsHtmx, cancel: bool = False) -> Response:
     """The small form of one value (htmx); `cancel=1`: the value shown again. Without htmx: the full form."""
     editor = editor_of(kind)
     row = load_row(session, editor, campaign_id, row_id)
@@ -82,7 +84,7 @@ def open_inline(request: Request, campaign_id: int, _campaign: CampaignDep, kind
 
 @router.post("/campaigns/{campaign_id:id}/{kind}/{row_id:id}/inline/{group}", name="save_inline")
 async def post_inline(request: Request, campaign_id: int, campaign: CampaignDep, kind: str, row_id: int,
-                      group: str, session: SessionDep, htmx: IsHtmx, now: NowDep):
+                      group: str, session: SessionDep, htmx: IsHtmx, now: NowDep) -> Response:
     """Save one value. htmx: the moved blocks out of band, or the small form with its messages (422, 409)."""
     editor = editor_of(kind)
     row = load_row(session, editor, campaign_id, row_id)

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlmodel import Session
 
 from tierplan.db import repo
-from tierplan.db.engine import new_session
+from tierplan.db.engine import Sessions, new_session
 from tierplan.db.links import changes_of
 from tierplan.db.revision import current_revision
-from tierplan.db.tables import pk
+from tierplan.db.tables import Measurement, pk
 from tierplan.exporters.markdown import render_roadmap
 from tierplan.models.errors import FormInvalid, NotFound
 from tierplan.models.fields import parse_form
-from tierplan.models.forms import Form, idempotency_key
+from tierplan.models.forms import Field, Form, idempotency_key
 from tierplan.models.measurements import RetractionCreate
 from tierplan.models.plan_rows import CampaignPublic
+from tierplan.planning.model import need
 from tierplan.planning.regressions import MIN_SAMPLES
 from tierplan.services import campaigns as campaign_service
 from tierplan.services import runs
@@ -61,12 +65,12 @@ def redirect(url: str, htmx: bool) -> Response:
 
 
 @router.get("/", name="campaigns")
-def campaign_list(request: Request, session: SessionDep):
+def campaign_list(request: Request, session: SessionDep) -> Response:
     form = Form(campaign_service.CAMPAIGN_FIELDS, raw={"gpu_count": "1"})
     return _campaigns_page(request, session, form, block=False)
 
 
-def _campaigns_page(request, session, form: Form, block: bool, status: int = 200):
+def _campaigns_page(request: Request, session: Session, form: Form, block: bool, status: int = 200) -> Response:
     campaigns = campaign_service.list_campaigns(session)
     rows = [{"id": c.id, "name": c.name, "model": c.model, "gpu_count": c.gpu_count,
              "created": timestamp(c.created_at)} for c in campaigns]
@@ -75,7 +79,7 @@ def _campaigns_page(request, session, form: Form, block: bool, status: int = 200
 
 
 @router.post("/campaigns", name="add_campaign")
-async def create_campaign(request: Request, session: SessionDep, htmx: IsHtmx, now: NowDep):
+async def create_campaign(request: Request, session: SessionDep, htmx: IsHtmx, now: NowDep) -> Response:
     data = await request.form()
     try:
         campaign = campaign_service.create_campaign(session, data, now=now)
@@ -85,14 +89,15 @@ async def create_campaign(request: Request, session: SessionDep, htmx: IsHtmx, n
     return redirect(path_for(request.app, "plan", campaign_id=campaign.id), htmx)
 
 
-def _measure_fields(plan: Plan):
+def _measure_fields(plan: Plan) -> tuple[Field, ...]:
     return measurement_fields(plan.record.regimes, plan.record.interventions)
 
 
-def plan_context(session, campaign_id: int, now, form: Form | None = None, saved: str = "",
-                 plan: Plan | None = None) -> dict:
+def plan_context(session: Session | None, campaign_id: int, now: datetime, form: Form | None = None, saved: str = "",
+                 plan: Plan | None = None) -> dict[str, Any]:
     """The plan page's context, from `plan` when the caller loaded it (loaded here otherwise)."""
-    plan = plan or plan_of(session, campaign_id=campaign_id)
+    if plan is None:
+        plan = plan_of(need(session, "a session when no plan is given"), campaign_id=campaign_id)
     if form is None:
         form = Form(_measure_fields(plan), raw=measurement_defaults(plan.record.interventions, now))
     return {"plan": plan_view(plan), "form": form, "saved": saved, "confirm_field": CONFIRM}
@@ -102,7 +107,7 @@ PAGE_CACHE_SIZE = 64
 
 
 @router.get("/campaigns/{campaign_id:id}", name="plan")
-async def plan_page(request: Request, campaign_id: int, htmx: IsHtmx, now: NowDep):
+async def plan_page(request: Request, campaign_id: int, htmx: IsHtmx, now: NowDep) -> Response:
     """The plan page. Rendered once a database revision (and minute, for the form's default time): a repeat
     is served from memory, and a browser holding the same ETag gets 304. Asking the revision is one indexed
     read of one row, done on the event loop; rendering runs in the thread pool."""
@@ -126,13 +131,13 @@ async def plan_page(request: Request, campaign_id: int, htmx: IsHtmx, now: NowDe
     return Response(body, media_type="text/html; charset=utf-8", headers=headers)
 
 
-def _render_plan(request: Request, campaign_id: int, now, block: str | None = None) -> Response:
+def _render_plan(request: Request, campaign_id: int, now: datetime, block: str | None = None) -> Response:
     with new_session(request.app.state.engine) as session:
         return render(request, "plan.html", plan_context(session, campaign_id, now), block=block)
 
 
 @router.post("/campaigns/{campaign_id:id}/measurements", name="add_measurement")
-async def add_measurement(request: Request, campaign_id: int, sessions: SessionsDep, htmx: IsHtmx, now: NowDep):
+async def add_measurement(request: Request, campaign_id: int, sessions: SessionsDep, htmx: IsHtmx, now: NowDep) -> Response:
     """Record a measurement. htmx gets the form back (with its messages on a 422) and, after a save, only the
     blocks of the plan the measurement moved, swapped out of band. The campaign is read and the value checked
     before the write; the write takes the lock for its own rows; the plan it left is analysed once, after."""
@@ -140,7 +145,7 @@ async def add_measurement(request: Request, campaign_id: int, sessions: Sessions
     return await run_in_threadpool(_add_measurement, request, campaign_id, sessions, htmx, now, data)
 
 
-def _add_measurement(request: Request, campaign_id: int, sessions, htmx: bool, now, data) -> Response:
+def _add_measurement(request: Request, campaign_id: int, sessions: Sessions, htmx: bool, now: datetime, data: Any) -> Response:
     parts = request.app.state.templates.env.globals["parts"]
     with sessions.reader() as session:
         loaded = plan_of(session, campaign_id=campaign_id)
@@ -172,14 +177,14 @@ def _add_measurement(request: Request, campaign_id: int, sessions, htmx: bool, n
 
 @router.get("/campaigns/{campaign_id:id}/regimes/{regime_id:id}", name="regime")
 def regime_page(request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep,
-                metric: str = "", since: str = "", until: str = "", before: str = ""):
+                metric: str = "", since: str = "", until: str = "", before: str = "") -> Response:
     """A regime: its projection, profile, charts, the changes in its history, and its runs a page at a time
     (newest first; `metric`, `since` and `until` (dates, UTC) filter them, `before` is the run the page follows)."""
     return _regime_page(request, session, campaign, regime_id, {"metric": metric, "since": since, "until": until,
                                                                  "before": before})
 
 
-def _regime_page(request, session, campaign: CampaignPublic, regime_id: int, asked: dict[str, str]):
+def _regime_page(request: Request, session: Session, campaign: CampaignPublic, regime_id: int, asked: dict[str, str]) -> Response:
     plan = plan_of(session, campaign_id=campaign.id)
     regime = next((r for r in plan.record.regimes if r.id == regime_id), None)
     if regime is None:
@@ -210,14 +215,15 @@ def _regime_page(request, session, campaign: CampaignPublic, regime_id: int, ask
     return render(request, "regime.html", context, status=422 if errors else 200)
 
 
-def _measurement(session, campaign_id: int, measurement_id: int):
+def _measurement(session: Session, campaign_id: int, measurement_id: int) -> Measurement:
     measurement = repo.measurement_in(session, campaign_id=campaign_id, measurement_id=measurement_id)
     if measurement is None:
         raise NotFound(f"no measurement {measurement_id} in campaign {campaign_id}")
     return measurement
 
 
-def _retract_page(request, session, campaign, measurement, form: Form, htmx: bool = False, status: int = 200):
+def _retract_page(request: Request, session: Session, campaign: CampaignPublic, measurement: Measurement, form: Form,
+                  htmx: bool = False, status: int = 200) -> Response:
     public = runs.measurement_of(session, campaign.id, pk(measurement))
     regime = public.regime
     row = history_row(public)
@@ -232,19 +238,20 @@ def _retract_page(request, session, campaign, measurement, form: Form, htmx: boo
 
 
 @router.get("/campaigns/{campaign_id:id}/measurements/{measurement_id:id}/retract", name="retract_form")
-def retract_form(request: Request, campaign_id: int, campaign: CampaignDep, measurement_id: int, session: SessionDep):
+def retract_form(request: Request, campaign_id: int, campaign: CampaignDep, measurement_id: int, session: SessionDep) -> Response:
     measurement = _measurement(session, campaign_id, measurement_id)
     return _retract_page(request, session, campaign, measurement, Form(RETRACT_FIELDS))
 
 
 @router.post("/campaigns/{campaign_id:id}/measurements/{measurement_id:id}/retract", name="save_retraction")
 async def retract(request: Request, campaign_id: int, measurement_id: int, sessions: SessionsDep, htmx: IsHtmx,
-                  now: NowDep):
+                  now: NowDep) -> Response:
     data = await request.form()
     return await run_in_threadpool(_retract, request, campaign_id, measurement_id, sessions, htmx, now, data)
 
 
-def _retract(request: Request, campaign_id: int, measurement_id: int, sessions, htmx: bool, now, data) -> Response:
+def _retract(request: Request, campaign_id: int, measurement_id: int, sessions: Sessions, htmx: bool, now: datetime,
+             data: Any) -> Response:
     with sessions.reader() as session:
         campaign = campaign_service.get_campaign(session, campaign_id)
         measurement = _measurement(session, campaign_id, measurement_id)
@@ -259,7 +266,7 @@ def _retract(request: Request, campaign_id: int, measurement_id: int, sessions, 
 
 
 @router.get("/campaigns/{campaign_id:id}/changes", name="changes")
-def changes_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep):
+def changes_page(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep) -> Response:
     """The campaign's edits, newest first: when, who, what (measurements are in each regime's history)."""
     rows = [{"at": timestamp(c.at), "by": c.by or "—", "what": f"{c.action} {c.label}",
              "href": _change_link(request, campaign_id, c) if c.action != "deleted" else ""}
@@ -267,7 +274,7 @@ def changes_page(request: Request, campaign_id: int, campaign: CampaignDep, sess
     return render(request, "changes.html", {"campaign": campaign, "changes": rows})
 
 
-def _change_link(request: Request, campaign_id: int, change) -> str:
+def _change_link(request: Request, campaign_id: int, change: Any) -> str:
     """Where the changed thing is edited now ("" when it has no page of its own: the campaign, a profile)."""
     if change.kind == "specs":
         return path_for(request.app, "specs", campaign_id=campaign_id)
@@ -279,7 +286,7 @@ def _change_link(request: Request, campaign_id: int, change) -> str:
 
 
 @router.get("/campaigns/{campaign_id:id}/roadmap.md", name="roadmap")
-def roadmap_markdown(campaign_id: int, session: SessionDep, now: NowDep):
+def roadmap_markdown(campaign_id: int, session: SessionDep, now: NowDep) -> Response:
     plan = plan_view(plan_of(session, campaign_id=campaign_id))
     filename = f"roadmap-campaign-{campaign_id}.md"
     return Response(

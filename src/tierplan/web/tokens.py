@@ -8,6 +8,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import RedirectResponse, Response
+from sqlmodel import Session
 
 from tierplan.db import accounts, repo
 from tierplan.db.engine import new_session
@@ -23,7 +24,7 @@ from tierplan.web.templating import render
 router = APIRouter(include_in_schema=False)
 
 
-def _campaign_options(session) -> dict:
+def _campaign_options(session: Session) -> dict:
     return {"campaign_id": tuple((str(c.id), c.name) for c in repo.list_campaigns(session))}
 
 
