@@ -3,9 +3,9 @@
 import pytest
 
 from tests.factories import make_campaign, make_intervention, make_regime, same
-from tierplan.planning.effects import spec_expected_tokens, spec_expected_tokens_from_positions, spec_speedup
 from tierplan.planning.model import Effect, EffectKind, PlanningError, SpecDecode, ThreePoint
 from tierplan.planning.projection import project_regime
+from tierplan.planning.step_changes import spec_expected_tokens, spec_expected_tokens_from_positions, spec_speedup
 
 
 def spec_effect(**spec) -> Effect:

@@ -2,9 +2,10 @@
 
 import pytest
 
-from tierplan.planning.effects import RegimeContext, apply_effect, point_draw
+from tierplan.planning.effects import apply_effect, point_draw
 from tierplan.planning.model import Effect, EffectKind, LaunchProfile, Profile, ThreePoint
 from tierplan.planning.step import start_state
+from tierplan.planning.step_changes import RegimeContext
 
 
 def eager(step_ms=10.0, busy_share=0.15, items=500, gap_us=0.5) -> Profile:

@@ -9,7 +9,7 @@ import pytest
 from tests.factories import make_regime, same
 from tests.unit.test_ceiling import gpu, moe
 from tierplan.planning.ceiling import StepFloor
-from tierplan.planning.effects import EffectDraw, RegimeContext, apply_effect, point_draw
+from tierplan.planning.effects import apply_effect, point_draw
 from tierplan.planning.model import (
     Campaign,
     Effect,
@@ -26,6 +26,7 @@ from tierplan.planning.model import (
 from tierplan.planning.order_batch import groups_of, stack_log_gains, stacks_of
 from tierplan.planning.projection import cap_tok_s, context_of
 from tierplan.planning.step import StepState, start_state
+from tierplan.planning.step_changes import EffectDraw, RegimeContext
 from tierplan.planning.tiering import MIN_EFFORT_DAYS, suggest_order
 
 BUCKETS = ("attention", "moe", "dense_gemm", "other")

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from tierplan.planning.baselines import newest_baseline, newest_baselines
+from tierplan.planning.effect_kinds import rule_of
 from tierplan.planning.gates import describe, single_run_passes
 from tierplan.planning.metrics import METRICS, THROUGHPUT_METRIC
-from tierplan.planning.model import Campaign, EffectKind, Measurement, MeasurementKind, Status, need
+from tierplan.planning.model import Campaign, Measurement, MeasurementKind, Status, need
 
 ABSURD_FACTOR = 10.0
 FUTURE_TOLERANCE = timedelta(days=1)
@@ -89,7 +90,7 @@ def _ceiling(reading: Reading, campaign: Campaign) -> list[Problem]:
         return []
     drafts = [
         need(e.spec, "the speculative decoding").draft_tokens for i in campaign.interventions if i.key in reading.includes
-        for e in i.effects if e.kind is EffectKind.SPEC_DECODE and e.applies_to(reading.regime)
+        for e in i.effects if rule_of(e.kind).tokens and e.applies_to(reading.regime)
     ]
     if drafts and floor is not None:  # every draft accepted: g + 1 tokens a step at the cost of verifying them
         g = max(drafts)

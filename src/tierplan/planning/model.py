@@ -210,22 +210,11 @@ class Effect:
     launches: ThreePoint | None = None
 
     def __post_init__(self) -> None:
-        kind = self.kind
-        if kind in (EffectKind.BUCKET, EffectKind.STEP) and need(self.speedup, "the speedup", "speedup").low <= 0:
-            raise PlanningError("a speedup must be greater than 0", "speedup")
-        if kind is EffectKind.BUCKET and not self.bucket:
-            raise PlanningError("a bucket speedup needs the bucket it speeds up", "bucket")
-        if kind is EffectKind.TIME_SAVED and need(self.saved_ms, "the time saved", "saved_ms").low < 0:
-            raise PlanningError("time saved must be >= 0 ms", "saved_ms")
-        if kind is EffectKind.SPEC_DECODE:
-            need(self.spec, "the speculative decoding", "draft_tokens")
-        if kind is EffectKind.LAUNCH_OVERHEAD:
-            removed = need(self.removed, "the share removed", "removed")
-            if removed.low < 0 or removed.high > 1:
-                raise PlanningError("a share of the launch cost lies between 0 and 1", "removed")
-        if kind is EffectKind.LAUNCH_COUNT:
-            need(self.launches, "the launches a step added", "launches")
-        if kind in (EffectKind.STEP, EffectKind.TIME_SAVED) and not self.regimes:
+        from tierplan.planning.effect_kinds import rule_of  # the registry imports Effect: read it once both exist
+
+        rule = rule_of(self.kind)
+        rule.check(self)
+        if rule.needs_regimes and not self.regimes:
             raise PlanningError("this effect holds only where it was measured: name its regimes", "regimes")
 
     def applies_to(self, regime_name: str) -> bool:

@@ -1,4 +1,5 @@
-"""The model's own error, per effect kind: a stated prior that calibration narrows or widens.
+"""The model's own error, per effect kind: a stated prior (each kind's entry in effect_kinds.py) that calibration
+narrows or widens.
 
 A projection composes simple models (Amdahl on a profiled bucket, the launch model, the hardware
 floor for speculative decoding); each is wrong by some amount even when its inputs are right. That
@@ -34,22 +35,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from tierplan.planning.effect_kinds import rule_of
 from tierplan.planning.model import EffectKind
 
-PRIOR_SIGMA: dict[EffectKind, float] = {
-    EffectKind.BUCKET: 0.15,
-    EffectKind.STEP: 0.25,
-    EffectKind.TIME_SAVED: 0.15,
-    EffectKind.SPEC_DECODE: 0.20,
-    EffectKind.LAUNCH_OVERHEAD: 0.10,
-    EffectKind.LAUNCH_COUNT: 0.10,
-}
 PRIOR_WEIGHT = 4.0  # pseudo-observations the priors count as
 
 
 def sigma(kind: EffectKind, scale: float = 1.0) -> float:
     """The model error's standard deviation on ln(time a token) per unit of |ln| change, for an effect kind."""
-    return PRIOR_SIGMA[kind] * scale
+    return rule_of(kind).prior_sigma * scale
 
 
 def scale_from(z_scores: Iterable[float]) -> tuple[float, int]:

@@ -18,10 +18,12 @@ from typing import Any
 import numpy as np
 
 from tierplan.planning.ceiling import StepFloor
-from tierplan.planning.effects import EffectDraw, RegimeContext, change_step, three_points
-from tierplan.planning.model import Campaign, Effect, EffectKind, Intervention, Regime
+from tierplan.planning.effect_kinds import rule_of
+from tierplan.planning.effects import change_step, three_points
+from tierplan.planning.model import Campaign, Effect, Intervention, Regime
 from tierplan.planning.projection import baseline_step_ms, cap_tok_s
 from tierplan.planning.step import LaunchState, StepState
+from tierplan.planning.step_changes import EffectDraw, RegimeContext
 
 IDENTITY = {"speedup": 1.0, "saved_ms": 0.0, "removed": 0.0, "launches": 0.0, "draft_cost": 0.0}
 LAUNCH_FIELDS = ("gpu_items", "host_launches", "host_cost", "host_fixed", "gap", "host_factor")
@@ -103,7 +105,7 @@ def groups_of(candidates: list[Intervention], draws: dict[str, list[EffectDraw]]
                 column = np.full((rows, n), IDENTITY.get(name, 0.5))
                 column[at] = [getattr(draws[candidates[j].key][k], name) for _, j in cells]
                 values[name] = column
-            if effect.kind is EffectKind.SPEC_DECODE:
+            if rule_of(effect.kind).tokens:  # only the members verify more tokens a step
                 keep = np.zeros((rows, n))
                 keep[at] = 1.0
                 values["realised"] = keep

@@ -6,9 +6,10 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tierplan.planning.effects import RegimeContext, apply_effect, calibrated, point_draw
+from tierplan.planning.effects import apply_effect, calibrated, point_draw
 from tierplan.planning.model import Campaign, Intervention, Regime, Status, Tier
 from tierplan.planning.step import UNPROFILED_BUCKET, StepState, start_state
+from tierplan.planning.step_changes import RegimeContext
 
 ALREADY_IN_BASELINE = (Status.LANDED, Status.VALIDATED)
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tierplan.planning.effect_kinds import rule_of
 from tierplan.planning.effects import point_draw
-from tierplan.planning.model import Campaign, EffectKind, Intervention, Status
+from tierplan.planning.model import Campaign, Intervention, Status
 from tierplan.planning.order_batch import Scores, groups_of, stack_log_gains, stacks_of, states_after
 from tierplan.planning.projection import ALREADY_IN_BASELINE
 from tierplan.planning.step import start_state
@@ -55,7 +56,7 @@ def same_bucket_overlaps(interventions: Iterable[Intervention]) -> tuple[tuple[s
         if intervention.status is Status.REJECTED:
             continue
         for effect in intervention.effects:
-            if effect.kind in (EffectKind.BUCKET, EffectKind.TIME_SAVED) and effect.bucket:
+            if rule_of(effect.kind).on_bucket and effect.bucket:
                 keys = by_bucket.setdefault(effect.bucket, [])
                 if intervention.key not in keys:
                     keys.append(intervention.key)

@@ -21,11 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from tierplan.planning.effects import EffectDraw, RegimeContext, apply_effect, calibrated, magnitude, three_points
+from tierplan.planning.effects import apply_effect, calibrated, magnitude, three_points
 from tierplan.planning.model import Campaign, Intervention, Regime, Status, ThreePoint
 from tierplan.planning.model_error import sigma
 from tierplan.planning.projection import cap_tok_s, context_of, counts, plan_order
 from tierplan.planning.step import StepState, start_state
+from tierplan.planning.step_changes import EffectDraw, RegimeContext
 
 PERT_SHAPE = 4.0
 DEFAULT_SAMPLES = 10_000

@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from tierplan.planning.effects import EffectDraw, RegimeContext, apply_effect
+from tierplan.planning.effects import apply_effect
 from tierplan.planning.model import Effect, EffectKind, Profile, ThreePoint
 from tierplan.planning.step import start_state
+from tierplan.planning.step_changes import EffectDraw, RegimeContext
 
 WHAT_IF_SPEEDUPS = (1.25, 1.5, 2.0, 3.0, 5.0, 10.0, math.inf)
 

@@ -24,8 +24,8 @@ from tierplan.models.effects import (
 from tierplan.models.errors import FormInvalid, Stale
 from tierplan.models.fields import Options, form_fields, parse_form
 from tierplan.models.forms import version_of
-from tierplan.planning.effects import missing_bucket
 from tierplan.planning.model import SHARE_TOLERANCE, PlanningError, Provenance
+from tierplan.planning.step_changes import missing_bucket
 from tierplan.services.editing import Applied, Editor, _set, note_change
 from tierplan.services.row_labels import effect_label
 from tierplan.services.snapshots import keep_snapshot

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tierplan.models.measurements import MeasurementPublic
-from tierplan.planning.effects import spec_cost, spec_tokens
 from tierplan.planning.metrics import THROUGHPUT_METRIC
 from tierplan.planning.model import Effect, EffectKind, Regime, ThreePoint, need
 from tierplan.planning.projection import RegimeProjection, Step
 from tierplan.planning.step import host_cost_us, start_state
+from tierplan.planning.step_changes import spec_cost, spec_tokens
 from tierplan.services.analysis import Analysis
 from tierplan.services.records import PlanRecord
 from tierplan.text import formatting as fmt
