@@ -80,3 +80,11 @@ def test_a_kind_measured_in_some_regimes_must_name_them():
 def test_only_speculative_decoding_changes_the_tokens_a_step_yields():
     assert [kind for kind, rule in KINDS.items() if rule.tokens] == [EffectKind.SPEC_DECODE]
     assert rule_of(EffectKind.SPEC_DECODE).magnitude is not None
+
+
+def test_every_kind_has_a_sentence_on_the_plan():
+    from tierplan.views.texts import SENTENCES, effect_text
+
+    assert set(SENTENCES) == set(EffectKind)
+    assert effect_text(ONE_OF_EACH[EffectKind.BUCKET], ()) == "attention 2x (1.5–3x) faster in every regime"
+    assert all(effect_text(effect, ["c1"]).endswith(" in c1") for effect in ONE_OF_EACH.values())

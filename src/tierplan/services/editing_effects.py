@@ -24,7 +24,8 @@ from tierplan.models.effects import (
 from tierplan.models.errors import FormInvalid, Stale
 from tierplan.models.fields import Options, form_fields, parse_form
 from tierplan.models.forms import version_of
-from tierplan.planning.model import SHARE_TOLERANCE, PlanningError, Provenance
+from tierplan.planning.effect_kinds import rule_of
+from tierplan.planning.model import SHARE_TOLERANCE, EffectKind, PlanningError, Provenance
 from tierplan.planning.step_changes import missing_bucket
 from tierplan.services.editing import Applied, Editor, _set, note_change
 from tierplan.services.row_labels import effect_label
@@ -83,7 +84,7 @@ def _effect_apply(session: Session, campaign_id: int, row: Any, values: dict[str
     if per_position:
         row.acceptance_low = row.acceptance_likely = row.acceptance_high = None
     row.draft_tokens = values["draft_tokens"] if kind == "spec_decode" else None
-    row.bucket = values["bucket"] if kind in ("bucket", "time_saved") and values["bucket"] else None
+    row.bucket = values["bucket"] if rule_of(EffectKind(kind)).on_bucket and values["bucket"] else None
     errors = _partial_points(values, tuple(p for p in KIND_INPUTS[kind] if not (per_position and p == "acceptance")))
     if not errors:
         try:  # the core's rules for an effect of this kind, checked where the plan relies on them
@@ -106,7 +107,7 @@ def _campaign_of_effect(session: Session, effect: Effect) -> int:
 
 def _effect_warnings(session: Session, campaign_id: int, effect: Effect) -> dict[str, str]:
     """A bucket effect that no profile of its regimes has a share for applies nowhere: say so at its bucket."""
-    if effect.kind not in ("bucket", "time_saved") or not effect.bucket:
+    if not rule_of(EffectKind(effect.kind)).on_bucket or not effect.bucket:
         return {}
     rows = repo.load_campaign(session, campaign_id=campaign_id)
     if rows is None:

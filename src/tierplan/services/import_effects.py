@@ -11,6 +11,7 @@ from tierplan.db.tables import pk
 from tierplan.planning import model as core
 from tierplan.planning.baselines import newest_baseline, with_measurements
 from tierplan.planning.capacity import campaign_gate_results
+from tierplan.planning.effect_kinds import rule_of
 from tierplan.planning.metrics import STEP_METRIC, THROUGHPUT_METRIC
 from tierplan.planning.model import need
 from tierplan.planning.projection import project_regime
@@ -111,7 +112,7 @@ def profile_consequences(rows: CampaignRows, campaign: core.Campaign, regime_nam
     new_shares = dict(profile.shares)
     for intervention in campaign.interventions:
         for effect in intervention.effects:
-            if effect.kind not in (core.EffectKind.BUCKET, core.EffectKind.TIME_SAVED) or not effect.bucket:
+            if not rule_of(effect.kind).on_bucket or not effect.bucket:
                 continue
             if not effect.applies_to(regime_name) or intervention.status is core.Status.REJECTED:
                 continue

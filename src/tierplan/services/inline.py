@@ -13,22 +13,14 @@ from sqlmodel import Session
 
 from tierplan.models.errors import NotFound
 from tierplan.models.forms import Form
+from tierplan.planning.effect_kinds import rule_of
 from tierplan.planning.metrics import metric_label, metric_unit
 from tierplan.planning.model import EffectKind
 from tierplan.services.editing import Editor, form_of
 
-_POINTS = {  # an effect's three-point estimate, by its kind
-    EffectKind.BUCKET: "speedup",
-    EffectKind.STEP: "speedup",
-    EffectKind.TIME_SAVED: "saved_ms",
-    EffectKind.SPEC_DECODE: "acceptance",
-    EffectKind.LAUNCH_OVERHEAD: "removed",
-    EffectKind.LAUNCH_COUNT: "launches",
-}
-
 
 def _estimate(row: Any) -> tuple[str, ...]:
-    point = _POINTS[EffectKind(row.kind)]
+    point = rule_of(EffectKind(row.kind)).headline  # an effect's three-point estimate, by its kind
     return (f"{point}_low", f"{point}_likely", f"{point}_high", "provenance")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from tierplan.models.measurements import MeasurementPublic
 from tierplan.planning.metrics import THROUGHPUT_METRIC
@@ -68,22 +68,25 @@ def _three(tp: ThreePoint | None, suffix: str = "", scale: float = 1.0) -> str:
     return fmt.three_point(tp.low * scale, tp.likely * scale, tp.high * scale, suffix)
 
 
+Sentence = Callable[[Effect, Sequence[str], "Analysis | None"], str]
+
+# Each kind of effect in words, as the plan lists it (where it holds is added after): its presentation entry.
+SENTENCES: dict[EffectKind, Sentence] = {
+    EffectKind.BUCKET: lambda e, names, a: f"{e.bucket} {_three(e.speedup, 'x')} faster",
+    EffectKind.STEP: lambda e, names, a: f"whole step {_three(e.speedup, 'x')} faster",
+    EffectKind.TIME_SAVED: lambda e, names, a: (f"{_three(e.saved_ms, ' ms')} "
+                                                f"{f'off {e.bucket}' if e.bucket else 'off each step'}"),
+    EffectKind.SPEC_DECODE: lambda e, names, a: spec_decode_text(e, names, a),
+    EffectKind.LAUNCH_OVERHEAD: lambda e, names, a: (f"launch overhead: {_three(e.removed, '%', 100)} of each "
+                                                     "launch's host cost removed"),
+    EffectKind.LAUNCH_COUNT: lambda e, names, a: f"launches a step changed by {_three(e.launches)}",
+}
+
+
 def effect_text(effect: Effect, regime_names: Sequence[str], analysis: Analysis | None = None) -> str:
     """One effect as the plan lists it: "attention 2.5x (2-3x) faster in every regime"."""
     where = f"in {', '.join(regime_names)}" if regime_names else "in every regime"
-    kind = effect.kind
-    if kind is EffectKind.TIME_SAVED:
-        off = f"off {effect.bucket}" if effect.bucket else "off each step"
-        return f"{_three(effect.saved_ms, ' ms')} {off} {where}"
-    if kind is EffectKind.SPEC_DECODE:
-        return f"{spec_decode_text(effect, regime_names, analysis)} {where}"
-    if kind is EffectKind.LAUNCH_OVERHEAD:
-        return f"launch overhead: {_three(effect.removed, '%', 100)} of each launch's host cost removed {where}"
-    if kind is EffectKind.LAUNCH_COUNT:
-        return f"launches a step changed by {_three(effect.launches)} {where}"
-    if kind is EffectKind.STEP:
-        return f"whole step {_three(effect.speedup, 'x')} faster {where}"
-    return f"{effect.bucket} {_three(effect.speedup, 'x')} faster {where}"
+    return f"{SENTENCES[effect.kind](effect, regime_names, analysis)} {where}"
 
 
 def spec_decode_text(effect: Effect, regime_names: Sequence[str] = (), analysis: Analysis | None = None) -> str:
