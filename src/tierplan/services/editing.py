@@ -54,12 +54,12 @@ class Editor:
     deletable: bool = True
     own_rows: str | None = None  # a field whose options are rows of this very table (prerequisites)
 
-    def fields(self, session: Session, campaign_id: int, row: Any = None) -> tuple[Field, ...]:
+    def fields(self, session: Session, campaign_id: int, row_id: int | None = None) -> tuple[Field, ...]:
         """The form's fields; the row being edited is not offered as an option of itself."""
         options = self.options(session, campaign_id)
         own = self.own_rows
-        if row is not None and own is not None and own in options:
-            options = {**options, own: tuple(o for o in options[own] if o[0] != str(row.id))}
+        if row_id is not None and own is not None and own in options:
+            options = {**options, own: tuple(o for o in options[own] if o[0] != str(row_id))}
         return form_fields(self.create, options)
 
     def values_of(self, session: Session, row: Any) -> dict[str, Any]:
@@ -75,7 +75,17 @@ def _columns(row: Any) -> dict[str, Any]:
     return {k: v for k, v in vars(row).items() if not k.startswith("_")}
 
 
-def load_row(session: Session, editor: Editor, campaign_id: int, row_id: int) -> Any:
+def read_row(session: Session, editor: Editor, campaign_id: int, row_id: int) -> BaseModel:
+    """The row as its public model, if it exists and belongs to the campaign; NotFound otherwise."""
+    return editor.public_of(session, _load_row(session, editor, campaign_id, row_id))
+
+
+def warnings_of(session: Session, editor: Editor, campaign_id: int, row_id: int) -> dict[str, str]:
+    """What is worth knowing about a saved row, by field (an effect on a bucket no profile has, say)."""
+    return editor.warnings(session, campaign_id, _load_row(session, editor, campaign_id, row_id))
+
+
+def _load_row(session: Session, editor: Editor, campaign_id: int, row_id: int) -> Any:
     """The row, if it exists and belongs to the campaign; NotFound otherwise."""
     row = session.get(editor.table, row_id)
     if row is None or editor.campaign_of(session, row) != campaign_id:
@@ -83,28 +93,36 @@ def load_row(session: Session, editor: Editor, campaign_id: int, row_id: int) ->
     return row
 
 
-def save_form(session: Session, editor: Editor, campaign_id: int, row: Any, data: Mapping[str, Any], *,
-              now: datetime, by: str = "") -> Any:
-    """Create (row None) or update the row from a submitted form; commits once. The form's hidden `version`
-    is the version it was opened at: Stale if the row was saved since."""
+def save_form(session: Session, editor: Editor, campaign_id: int, row_id: int | None, data: Mapping[str, Any], *,
+              now: datetime, by: str = "") -> BaseModel:
+    """Create (row_id None) or update the row from a submitted form; commits once; the row as saved. The form's
+    hidden `version` is the version it was opened at: Stale if the row was saved since."""
+    row = None if row_id is None else _load_row(session, editor, campaign_id, row_id)
     values = parse_form(editor.create, data)
-    return save(session, editor, campaign_id, row, values, now=now, seen_version=version_of(data.get("version")),
-                by=by, key=idempotency_key(data.get("idempotency_key")) if row is None else None)
+    return _save(session, editor, campaign_id, row, values, now=now, seen_version=version_of(data.get("version")),
+                 by=by, key=idempotency_key(data.get("idempotency_key")) if row is None else None)
 
 
-def save_changes(session: Session, editor: Editor, campaign_id: int, row: Any, changes: BaseModel, *,
-                 now: datetime, seen_version: int | None = None, by: str = "") -> Any:
-    """Apply an XUpdate (the fields it sets) to the row; commits once."""
+def save_changes(session: Session, editor: Editor, campaign_id: int, row_id: int, changes: BaseModel, *,
+                 now: datetime, seen_version: int | None = None, by: str = "") -> BaseModel:
+    """Apply an XUpdate (the fields it sets) to the row; commits once; the row as saved."""
+    row = _load_row(session, editor, campaign_id, row_id)
     merged = editor.values_of(session, row) | changes.model_dump(exclude_unset=True)
     try:  # each field was checked on its own; what fails now is a rule with the row's other values
         values = validated(editor.create, merged)
-        return save(session, editor, campaign_id, row, values, now=now, seen_version=seen_version, by=by)
+        return _save(session, editor, campaign_id, row, values, now=now, seen_version=seen_version, by=by)
     except FormInvalid as exc:
         raise conflicting(exc) from None
 
 
-def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: BaseModel, *, now: datetime,
-         seen_version: int | None = None, by: str = "", key: str | None = None) -> Any:
+def create(session: Session, editor: Editor, campaign_id: int, values: BaseModel, *, now: datetime, by: str = "",
+           key: str | None = None) -> BaseModel:
+    """Store a new row of checked values (the API's create); commits once; the row as saved."""
+    return _save(session, editor, campaign_id, None, values, now=now, by=by, key=key)
+
+
+def _save(session: Session, editor: Editor, campaign_id: int, row: Any, values: BaseModel, *, now: datetime,
+          seen_version: int | None = None, by: str = "", key: str | None = None) -> BaseModel:
     """Store checked values on the row (None: a new row); commits once, or FormInvalid and nothing written.
 
     Saving over a row moves its version, compare-and-set: Stale, and nothing written, when it is no longer at
@@ -117,7 +135,7 @@ def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: B
             links.lock_campaign(session, campaign_id=campaign_id)
         earlier = _created_with(session, editor, campaign_id, key)
         if earlier is not None:
-            return earlier
+            return editor.public_of(session, earlier)
     check_options(values, editor.options(session, campaign_id))
     before = editor.values_of(session, row) if row is not None else None
     if row is not None:
@@ -136,7 +154,7 @@ def save(session: Session, editor: Editor, campaign_id: int, row: Any, values: B
     keep_snapshot(session, campaign_id or stored.id, line, now=now, by=by)
     session.commit()
     session.refresh(stored)
-    return stored
+    return editor.public_of(session, stored)
 
 
 def _created_with(session: Session, editor: Editor, campaign_id: int, key: str) -> Any:
@@ -188,7 +206,7 @@ def delete(session: Session, editor: Editor, campaign_id: int, row_id: int, *, n
     """Delete the row and, through ON DELETE CASCADE, what hangs on it; one commit."""
     if not editor.deletable:
         raise NotFound(f"{editor.noun} rows cannot be deleted")
-    row = load_row(session, editor, campaign_id, row_id)
+    row = _load_row(session, editor, campaign_id, row_id)
     line = ""
     if editor is not CAMPAIGN_EDITOR and now is not None:  # a deleted campaign takes its log with it
         line = log_change(session, campaign_id, editor, row, "deleted", now, by)
@@ -202,10 +220,11 @@ def delete(session: Session, editor: Editor, campaign_id: int, row_id: int, *, n
     session.commit()
 
 
-def form_of(session: Session, editor: Editor, campaign_id: int, row: Any = None,
+def form_of(session: Session, editor: Editor, campaign_id: int, row_id: int | None = None,
             defaults: Mapping[str, Any] | None = None) -> Form:
     """The form of a row (or of a new one, with `defaults`), every value as the inputs show it."""
-    fields = editor.fields(session, campaign_id, row)
+    row = None if row_id is None else _load_row(session, editor, campaign_id, row_id)
+    fields = editor.fields(session, campaign_id, row_id)
     if row is not None:
         values = editor.values_of(session, row)
     else:

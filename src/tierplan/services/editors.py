@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
 from sqlmodel import Session
 
 from tierplan.db import repo
@@ -34,8 +35,12 @@ def editor_of(kind: str) -> Editor:
     return EDITORS[kind]
 
 
-def rows_of(session: Session, editor: Editor, campaign_id: int) -> list[Any]:
-    """Every row of the editor's kind in the campaign, in plan order."""
+def list_rows(session: Session, editor: Editor, campaign_id: int) -> list[BaseModel]:
+    """Every row of the editor's kind in the campaign, in plan order, as its public model."""
+    return [editor.public_of(session, row) for row in _rows_of(session, editor, campaign_id)]
+
+
+def _rows_of(session: Session, editor: Editor, campaign_id: int) -> list[Any]:
     if editor.kind == "regimes":
         return repo.regimes_of(session, campaign_id=campaign_id)
     if editor.kind == "tiers":

@@ -16,7 +16,7 @@ from tierplan.models.forms import Form
 from tierplan.planning.effect_kinds import rule_of
 from tierplan.planning.metrics import metric_label, metric_unit
 from tierplan.planning.model import EffectKind
-from tierplan.services.editing import Editor, form_of
+from tierplan.services.editing import Editor, form_of, read_row
 
 
 def _estimate(row: Any) -> tuple[str, ...]:
@@ -53,10 +53,10 @@ def group_fields(editor: Editor, group: str, row: Any) -> tuple[str, ...]:
     return names(row)
 
 
-def inline_form(session: Session, editor: Editor, campaign_id: int, row: Any, group: str) -> Form:
+def inline_form(session: Session, editor: Editor, campaign_id: int, row_id: int, group: str) -> Form:
     """The form of the group's fields alone, at the row's stored values and version."""
-    whole = form_of(session, editor, campaign_id, row)
-    return for_value(whole, editor, group, row)
+    whole = form_of(session, editor, campaign_id, row_id)
+    return for_value(whole, editor, group, read_row(session, editor, campaign_id, row_id))
 
 
 def for_value(whole: Form, editor: Editor, group: str, row: Any) -> Form:
@@ -86,11 +86,12 @@ def _label(form: Form, name: str) -> str:
     return next((f.label for f in form.fields if f.name == name), name)
 
 
-def merged_data(session: Session, editor: Editor, campaign_id: int, row: Any, group: str,
+def merged_data(session: Session, editor: Editor, campaign_id: int, row_id: int, group: str,
                 data: Mapping[str, Any]) -> dict[str, Any]:
     """The whole form as the row stands, with the group's fields as submitted (and the version the inline form
     was opened at)."""
-    values = dict(form_of(session, editor, campaign_id, row).raw)
+    values = dict(form_of(session, editor, campaign_id, row_id).raw)
+    row = read_row(session, editor, campaign_id, row_id)
     values |= {name: data.get(name, "") for name in group_fields(editor, group, row)}
     values["version"] = data.get("version", "")
     return values

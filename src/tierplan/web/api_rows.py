@@ -18,7 +18,8 @@ from tierplan.services import editing, editing_specs
 from tierplan.services.editing import Editor
 from tierplan.services.editing_effects import store_profile
 from tierplan.services.editing_specs import spec_of, store_spec
-from tierplan.services.editors import CAMPAIGN_EDITOR, ROW_EDITORS, rows_of
+from tierplan.services.editors import CAMPAIGN_EDITOR, ROW_EDITORS
+from tierplan.services.editors import list_rows as rows_in
 from tierplan.services.records import profile_public
 from tierplan.web.deps import CampaignDep, NowDep, SessionDep, known_query, user_of
 from tierplan.web.problems import PROBLEM_RESPONSES, STALE_RESPONSES
@@ -41,15 +42,14 @@ def etag_of(row: Any) -> str:
 @router.post("/campaigns", status_code=201, response_model=CampaignPublic, tags=["campaigns"])
 def create_campaign(body: CampaignCreate, session: SessionDep, now: NowDep, key: IdempotencyKey = None) -> Any:
     """Create an empty campaign (regimes, tiers and interventions are added to it afterwards)."""
-    return CAMPAIGN_EDITOR.public_of(session, campaign_service.store_campaign(session, body, now=now,
-                                                                             key=idempotency_key(key)))
+    return campaign_service.store_campaign(session, body, now=now, key=idempotency_key(key))
 
 
 @router.get("/campaigns/{campaign_id:id}", response_model=CampaignPublic, tags=["campaigns"])
 def read_campaign(campaign: CampaignDep, session: SessionDep, response: Response) -> Any:
     """The campaign's own fields and Monte Carlo settings."""
     response.headers["ETag"] = etag_of(campaign)
-    return CAMPAIGN_EDITOR.public_of(session, editing.load_row(session, CAMPAIGN_EDITOR, campaign.id, campaign.id))
+    return editing.read_row(session, CAMPAIGN_EDITOR, campaign.id, campaign.id)
 
 
 @router.patch("/campaigns/{campaign_id:id}", response_model=CampaignPublic, tags=["campaigns"],
@@ -58,11 +58,10 @@ def update_campaign(request: Request, campaign_id: int, campaign: CampaignDep, b
                     session: SessionDep, now: NowDep, response: Response, if_match: IfMatch = None) -> Any:
     """Change some of the campaign's fields; those left out keep their values. Send the ETag a read gave as
     If-Match: a campaign saved since answers 412."""
-    row = editing.load_row(session, CAMPAIGN_EDITOR, campaign_id, campaign_id)
-    saved = editing.save_changes(session, CAMPAIGN_EDITOR, campaign_id, row, body, now=now,
+    saved = editing.save_changes(session, CAMPAIGN_EDITOR, campaign_id, campaign_id, body, now=now,
                                  seen_version=version_of(if_match), by=user_of(request))
     response.headers["ETag"] = etag_of(saved)
-    return CAMPAIGN_EDITOR.public_of(session, saved)
+    return saved
 
 
 
@@ -80,26 +79,25 @@ def _add_routes(editor: Editor) -> None:
     create_model, update_model, public_model = editor.create, editor.update, editor.public
 
     def list_rows(campaign_id: int, _campaign: CampaignDep, session: SessionDep) -> Any:
-        return [editor.public_of(session, row) for row in rows_of(session, editor, campaign_id)]
+        return rows_in(session, editor, campaign_id)
 
     def create_row(request: Request, campaign_id: int, _campaign: CampaignDep,
                    body: Annotated[create_model, Body()], session: SessionDep, now: NowDep,  # type: ignore[valid-type]
                    key: IdempotencyKey = None) -> Any:
-        return editor.public_of(session, editing.save(session, editor, campaign_id, None, body, now=now,
-                                                      by=user_of(request), key=idempotency_key(key)))
+        return editing.create(session, editor, campaign_id, body, now=now, by=user_of(request),
+                              key=idempotency_key(key))
 
     def read_row(campaign_id: int, row_id: int, session: SessionDep, response: Response) -> Any:
-        row = editing.load_row(session, editor, campaign_id, row_id)
+        row = editing.read_row(session, editor, campaign_id, row_id)
         response.headers["ETag"] = etag_of(row)
-        return editor.public_of(session, row)
+        return row
 
     def update_row(request: Request, campaign_id: int, row_id: int, body: Annotated[update_model, Body()],  # type: ignore[valid-type]
                    session: SessionDep, now: NowDep, response: Response, if_match: IfMatch = None) -> Any:
-        row = editing.load_row(session, editor, campaign_id, row_id)
-        saved = editing.save_changes(session, editor, campaign_id, row, body, now=now, seen_version=version_of(if_match),
+        saved = editing.save_changes(session, editor, campaign_id, row_id, body, now=now, seen_version=version_of(if_match),
                                      by=user_of(request))
         response.headers["ETag"] = etag_of(saved)
-        return editor.public_of(session, saved)
+        return saved
 
     def delete_row(request: Request, campaign_id: int, row_id: int, session: SessionDep, now: NowDep) -> Response:
         editing.delete(session, editor, campaign_id, row_id, now=now, by=user_of(request))

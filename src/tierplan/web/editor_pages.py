@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from sqlmodel import Session
@@ -13,7 +12,7 @@ from tierplan.models.errors import FormInvalid, NotFound, Stale
 from tierplan.models.forms import Form
 from tierplan.models.plan_rows import CampaignPublic
 from tierplan.services import editing
-from tierplan.services.editing import Editor, form_of, load_row, save_form
+from tierplan.services.editing import Editor, form_of, read_row, save_form, warnings_of
 from tierplan.services.editing_effects import PROFILE_FIELDS, profile_initial, profile_version, save_profile
 from tierplan.services.editors import EDITORS
 from tierplan.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, user_of
@@ -65,8 +64,7 @@ async def create(request: Request, campaign_id: int, campaign: CampaignDep,
 def edit_form(request: Request, campaign_id: int, campaign: CampaignDep, kind: str, row_id: int, session: SessionDep,
               saved: str = "") -> Response:
     editor = _editor(kind)
-    row = load_row(session, editor, campaign_id, row_id)
-    form = form_of(session, editor, campaign_id, row)
+    form = form_of(session, editor, campaign_id, row_id)
     return _form_page(request, campaign, editor, form, request.url.path, f"Edit {editor.noun}", False,
                       delete_url=_delete_url(request, campaign_id, kind, row_id),
                       saved="Saved, and the plan recomputed: read the note below before you go back to the plan."
@@ -78,8 +76,8 @@ async def update(request: Request, campaign_id: int, campaign: CampaignDep,
                  kind: str, row_id: int, session: SessionDep, htmx: IsHtmx,
                  now: NowDep) -> Response:
     editor = _editor(kind)
-    row = load_row(session, editor, campaign_id, row_id)
-    return await _submit(request, session, campaign, editor, row, f"Edit {editor.noun}", htmx, now,
+    read_row(session, editor, campaign_id, row_id)  # NotFound before the body is read
+    return await _submit(request, session, campaign, editor, row_id, f"Edit {editor.noun}", htmx, now,
                          _delete_url(request, campaign_id, kind, row_id))
 
 
@@ -99,20 +97,22 @@ def _delete_url(request: Request, campaign_id: int, kind: str, row_id: int) -> s
     return path_for(request.app, "delete_row", campaign_id=campaign_id, kind=kind, row_id=row_id)
 
 
-async def _submit(request: Request, session: Session, campaign: CampaignPublic, editor: Editor, row: Any, title: str,
+async def _submit(request: Request, session: Session, campaign: CampaignPublic, editor: Editor, row_id: int | None,
+                  title: str,
                   htmx: bool, now: datetime, delete_url: str = "") -> Response:
     data = await request.form()
     try:
-        stored = save_form(session, editor, campaign.id, row, data, now=now, by=user_of(request))
+        stored = save_form(session, editor, campaign.id, row_id, data, now=now, by=user_of(request))
     except FormInvalid as exc:
-        fields = editor.fields(session, campaign.id, row)
+        fields = editor.fields(session, campaign.id, row_id)
         form = Form.rejected(fields, data, exc)
         return _form_page(request, campaign, editor, form, request.url.path, title, htmx, 422, delete_url)
     except Stale:
-        form = Form.stale(form_of(session, editor, campaign.id, row), data)
+        form = Form.stale(form_of(session, editor, campaign.id, row_id), data)
         return _form_page(request, campaign, editor, form, request.url.path, title, htmx, 409, delete_url)
-    if editor.warnings(session, campaign.id, stored):  # saved, but it changes nothing: say so at the field
-        edit_url = path_for(request.app, "edit_row", campaign_id=campaign.id, kind=editor.kind, row_id=stored.id)
+    saved_id = int(getattr(stored, "id"))  # noqa: B009  (every public model of an edited row has its id)
+    if warnings_of(session, editor, campaign.id, saved_id):  # saved, but it changes nothing: say so at the field
+        edit_url = path_for(request.app, "edit_row", campaign_id=campaign.id, kind=editor.kind, row_id=saved_id)
         return redirect(edit_url + "?saved=1", htmx)
     return redirect(path_for(request.app, "plan", campaign_id=campaign.id), htmx)
 
@@ -120,7 +120,7 @@ async def _submit(request: Request, session: Session, campaign: CampaignPublic, 
 @router.get("/campaigns/{campaign_id:id}/edit", name="edit_campaign")
 def edit_campaign_form(request: Request, campaign_id: int, campaign: CampaignDep, session: SessionDep) -> Response:
     editor = EDITORS["campaign"]
-    form = form_of(session, editor, campaign_id, load_row(session, editor, campaign_id, campaign_id))
+    form = form_of(session, editor, campaign_id, campaign_id)
     return _form_page(request, campaign, editor, form, request.url.path, "Edit campaign", False)
 
 
@@ -128,8 +128,7 @@ def edit_campaign_form(request: Request, campaign_id: int, campaign: CampaignDep
 async def edit_campaign(request: Request, campaign_id: int, campaign: CampaignDep,
                         session: SessionDep, htmx: IsHtmx, now: NowDep) -> Response:
     editor = EDITORS["campaign"]
-    row = load_row(session, editor, campaign_id, campaign_id)
-    return await _submit(request, session, campaign, editor, row, "Edit campaign", htmx, now)
+    return await _submit(request, session, campaign, editor, campaign_id, "Edit campaign", htmx, now)
 
 
 def _regime(session: Session, campaign_id: int, regime_id: int) -> Regime:

@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse
 from tierplan.models.errors import FormInvalid, Stale
 from tierplan.models.forms import Form
 from tierplan.models.plan_rows import CampaignPublic
-from tierplan.services.editing import Editor, form_of, load_row, save_form
+from tierplan.services.editing import Editor, form_of, read_row, save_form
 from tierplan.services.editors import editor_of
 from tierplan.services.inline import cell_id, for_value, group_fields, inline_form, merged_data
 from tierplan.services.plan import plan_of
@@ -69,8 +69,7 @@ def open_inline(request: Request, campaign_id: int, _campaign: CampaignDep, kind
                 session: SessionDep, htmx: IsHtmx, cancel: bool = False) -> Response:
     """The small form of one value (htmx); `cancel=1`: the value shown again. Without htmx: the full form."""
     editor = editor_of(kind)
-    row = load_row(session, editor, campaign_id, row_id)
-    group_fields(editor, group, row)
+    group_fields(editor, group, read_row(session, editor, campaign_id, row_id))
     if not htmx:
         return redirect(path_for(request.app, "edit_row", campaign_id=campaign_id, kind=kind, row_id=row_id), False)
     if cancel and not _on_plan_page(request, campaign_id):
@@ -78,7 +77,7 @@ def open_inline(request: Request, campaign_id: int, _campaign: CampaignDep, kind
     if cancel:
         return _blocks(request, None, plan_view(plan_of(session, campaign_id=campaign_id)),
                        cell_id(kind, row_id, group))
-    form = inline_form(session, editor, campaign_id, row, group)
+    form = inline_form(session, editor, campaign_id, row_id, group)
     return _form_html(request, campaign_id, kind, row_id, group, form, 200)
 
 
@@ -87,19 +86,19 @@ async def post_inline(request: Request, campaign_id: int, campaign: CampaignDep,
                       group: str, session: SessionDep, htmx: IsHtmx, now: NowDep) -> Response:
     """Save one value. htmx: the moved blocks out of band, or the small form with its messages (422, 409)."""
     editor = editor_of(kind)
-    row = load_row(session, editor, campaign_id, row_id)
+    row = read_row(session, editor, campaign_id, row_id)
     group_fields(editor, group, row)  # NotFound before reading the body when the kind has no such value
     data = await request.form()
     in_place = htmx and _on_plan_page(request, campaign_id)  # else the page loads again after the save
     before = plan_view(plan_of(session, campaign_id=campaign_id)) if in_place else None
-    merged = merged_data(session, editor, campaign_id, row, group, data)
+    merged = merged_data(session, editor, campaign_id, row_id, group, data)
     try:
-        save_form(session, editor, campaign_id, row, merged, now=now, by=user_of(request))
+        save_form(session, editor, campaign_id, row_id, merged, now=now, by=user_of(request))
     except FormInvalid as exc:
-        whole = Form.rejected(editor.fields(session, campaign_id, row), merged, exc)
+        whole = Form.rejected(editor.fields(session, campaign_id, row_id), merged, exc)
         return _rejected(request, campaign, editor, row, group, whole, htmx, 422)
     except Stale:
-        whole = Form.stale(form_of(session, editor, campaign_id, row), merged)
+        whole = Form.stale(form_of(session, editor, campaign_id, row_id), merged)
         return _rejected(request, campaign, editor, row, group, whole, htmx, 409)
     if not htmx:
         return redirect(path_for(request.app, "plan", campaign_id=campaign_id), False)
