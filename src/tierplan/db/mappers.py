@@ -1,9 +1,15 @@
-"""The only place rows become core values."""
+"""The only place rows become core values. A core value takes every field its row has under the same name (an enum
+field as its enum), so a column the core also reads is named once here and nowhere else: `derived` fills them, and
+each mapper says only what differs (keys in place of ids, a renamed or computed field)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import typing
 from collections.abc import Mapping
+from enum import Enum
+from typing import Any, TypeVar
 
 from tierplan.db.repo import CampaignRows
 from tierplan.db.tables import Effect as EffectRow
@@ -11,7 +17,32 @@ from tierplan.db.tables import HardwareSpec, ModelSpec, pk
 from tierplan.planning import ceiling as ceilings
 from tierplan.planning import model as core
 from tierplan.planning.baselines import rebased
-from tierplan.planning.stats import Aggregation
+
+T = TypeVar("T")
+
+
+_ENUM_FIELDS: dict[type, dict[str, type[Enum]]] = {}
+
+
+def _enum_fields(target: type) -> dict[str, type[Enum]]:
+    """The fields of a core dataclass that hold an enum, by name (read once per class)."""
+    if target not in _ENUM_FIELDS:
+        hints = typing.get_type_hints(target)
+        _ENUM_FIELDS[target] = {f.name: hints[f.name] for f in dataclasses.fields(target)  # type: ignore[arg-type]
+                                if isinstance(hints[f.name], type) and issubclass(hints[f.name], Enum)}
+    return _ENUM_FIELDS[target]
+
+
+def derived(target: type[T], row: Any, **given: Any) -> T:
+    """The core value `target` (a dataclass) of a row: `given` fields as they are, every other field the row has
+    under the same name (converted to the field's enum where it is one), the rest left at their defaults."""
+    enums = _enum_fields(target)
+    values = dict(given)
+    for f in dataclasses.fields(target):  # type: ignore[arg-type]
+        if f.name not in values and hasattr(row, f.name):
+            value = getattr(row, f.name)
+            values[f.name] = enums[f.name](value) if f.name in enums and value is not None else value
+    return target(**values)
 
 
 def three(row, prefix: str) -> core.ThreePoint | None:
@@ -70,12 +101,8 @@ def to_core_measurements(rows: CampaignRows) -> tuple[core.Measurement, ...]:
     regime_names = {r.id: r.name for r in rows.regimes}
     keys = {i.id: i.key for i in rows.interventions}
     return tuple(
-        core.Measurement(
-            regime=regime_names[m.regime_id], metric=m.metric, value=m.value, measured_at=m.measured_at,
-            kind=core.MeasurementKind(m.kind),
-            includes=frozenset(keys[i] for i in rows.includes.get(pk(m), []) if i in keys),
-            ref=pk(m),
-        )
+        derived(core.Measurement, m, regime=regime_names[m.regime_id],
+                includes=frozenset(keys[i] for i in rows.includes.get(pk(m), []) if i in keys), ref=pk(m))
         for m in rows.measurements
         if m.retracted_at is None
     )
@@ -94,37 +121,17 @@ def to_gpu_spec(row: HardwareSpec) -> ceilings.GpuSpec:
         for dtype, value in (("bf16", row.tflops_bf16), ("fp8", row.tflops_fp8), ("fp4", row.tflops_fp4))
         if value
     )
-    return ceilings.GpuSpec(
-        name=row.name, count=row.count, memory_gb=row.memory_gb, bandwidth_gb_s=row.bandwidth_gb_s, tflops=tflops,
-        sm_count=row.sm_count or 0, interconnect=row.interconnect, scaling_efficiency=row.scaling_efficiency,
-    )
+    return derived(ceilings.GpuSpec, row, tflops=tflops, sm_count=row.sm_count or 0)
 
 
 def to_model_spec(row: ModelSpec) -> ceilings.ModelSpec:
-    return ceilings.ModelSpec(
-        name=row.name, total_params_b=row.total_params_b, active_params_b=row.active_params_b, layers=row.layers,
-        routed_experts=row.routed_experts, experts_per_token=row.experts_per_token,
-        shared_experts=row.shared_experts, dense_bytes_per_weight=row.dense_bytes_per_weight,
-        expert_bytes_per_weight=row.expert_bytes_per_weight, kv_bytes_per_token=row.kv_bytes_per_token,
-        compute_dtype=row.compute_dtype,
-    )
+    return derived(ceilings.ModelSpec, row)
 
 
 def to_core_gate(g, tier_keys: Mapping[int | None, str], regime_names: Mapping[int | None, str]) -> core.Gate:
     """A gate row as the core reads it, its tier and regimes by key and name."""
-    return core.Gate(
-        tier_key=tier_keys[g.tier_id],
-        regime=regime_names[g.regime_id],
-        metric=g.metric,
-        comparator=core.Comparator(g.comparator),
-        threshold=g.threshold,
-        relative_pct=g.relative_pct,
-        reference_regime=regime_names.get(g.reference_regime_id) if g.reference_regime_id else None,
-        aggregation=Aggregation(g.aggregation),
-        window=g.window,
-        min_samples=g.min_samples,
-        severity=core.Severity(g.severity),
-    )
+    return derived(core.Gate, g, tier_key=tier_keys[g.tier_id], regime=regime_names[g.regime_id],
+                   reference_regime=regime_names.get(g.reference_regime_id) if g.reference_regime_id else None)
 
 
 def to_core(rows: CampaignRows) -> core.Campaign:
@@ -140,37 +147,27 @@ def to_core(rows: CampaignRows) -> core.Campaign:
     return core.Campaign(
         regimes=tuple(_regime(r, rows, measurements) for r in rows.regimes),
         tiers=tuple(
-            core.Tier(key=t.key, name=t.name, order=t.position, started_at=t.started_at) for t in rows.tiers
+            derived(core.Tier, t, order=t.position) for t in rows.tiers
         ),
         interventions=tuple(
-            core.Intervention(
-                key=i.key,
-                title=i.title,
+            derived(
+                core.Intervention, i,
                 effort_days=core.ThreePoint(i.effort_low_days, i.effort_likely_days, i.effort_high_days),
-                status=core.Status(i.status),
                 tier_key=tier_keys.get(i.tier_id) if i.tier_id is not None else None,
                 effects=tuple(effects_by_intervention.get(pk(i), [])),
                 prerequisites=tuple(keys[r] for r in rows.prerequisites.get(pk(i), []) if r in keys),
-                started_at=i.started_at,
-                landed_at=i.landed_at,
             )
             for i in rows.interventions
         ),
         gates=tuple(to_core_gate(g, tier_keys, regime_names) for g in rows.gates),
         measurements=measurements,
         changes=to_core_changes(rows, measurements),
-        objectives=tuple(core.Objective(s.metric, core.Comparator(s.comparator), s.threshold) for s in rows.slos),
+        objectives=tuple(derived(core.Objective, s) for s in rows.slos),
     )
 
 
 def _regime(regime, rows: CampaignRows, measurements: tuple[core.Measurement, ...]) -> core.Regime:
     profile_row = rows.profiles.get(regime.id)
-    plain = core.Regime(
-        name=regime.name,
-        concurrency=regime.concurrency,
-        target_tok_s=regime.target_tok_s,
-        profile=to_core_profile(profile_row, rows.shares.get(pk(profile_row)) if profile_row else None),
-        input_tokens=regime.input_tokens,
-        output_tokens=regime.output_tokens,
-    )
+    plain = derived(core.Regime, regime,
+                    profile=to_core_profile(profile_row, rows.shares.get(pk(profile_row)) if profile_row else None))
     return rebased(plain, measurements)
