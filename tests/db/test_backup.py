@@ -48,13 +48,41 @@ def test_a_backup_restored_and_backed_up_again_is_the_same_document(app, client,
     assert {name for name, rows in tables.items() if rows} >= {
         "campaign", "regime", "tier", "intervention", "prerequisite", "effect", "effect_regime", "gate",
         "measurement", "measurement_include", "profile", "profile_share", "import_record", "kernel_rule",
-        "hardware_spec", "model_spec"}
+        "hardware_spec", "model_spec", "effect_estimate"}
     plan = client.get(f"/api/campaigns/{rich_campaign}/plan").json()
     copy = client.get(f"/api/campaigns/{restored}/plan").json()
     def without_ids(gates):
         return [{k: v for k, v in g.items() if k != "id"} for g in gates]
 
     assert copy["regimes"] == plan["regimes"] and without_ids(copy["gates"]) == without_ids(plan["gates"])
+
+
+def as_version_1(document: dict) -> dict:
+    """The document as tierplan wrote it before 0019: each estimate three columns of its effect."""
+    tables = dict(document["tables"])
+    estimates = tables.pop("effect_estimate")
+    effects = []
+    for effect in tables["effect"]:
+        columns = {f"{name}_{point}": None for name in ("speedup", "saved_ms", "acceptance", "draft_cost", "removed",
+                                                        "launches") for point in ("low", "likely", "high")}
+        for estimate in (e for e in estimates if e["effect_id"] == effect["id"]):
+            columns |= {f"{estimate['input']}_{point}": estimate[point] for point in ("low", "likely", "high")}
+        effects.append(effect | columns)
+    return {**document, "version": 1, "tables": {**tables, "effect": effects}}
+
+
+def test_a_version_1_backup_restores_its_estimates_as_rows(app, client, rich_campaign):
+    with new_session(app.state.engine) as session:
+        current = export_campaign(session, rich_campaign)
+    old = as_version_1(current)
+    assert "speedup_likely" in old["tables"]["effect"][0] and "effect_estimate" not in old["tables"]
+    with new_session(app.state.engine) as session:
+        restored = import_campaign(session, old).id
+    with new_session(app.state.engine) as session:
+        again = export_campaign(session, restored)
+    assert again == current  # version 2, every estimate a row, every other row as it was
+    plan = client.get(f"/api/campaigns/{rich_campaign}/plan").json()
+    assert client.get(f"/api/campaigns/{restored}/plan").json()["regimes"] == plan["regimes"]
 
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -64,6 +92,9 @@ def test_a_backup_restored_and_backed_up_again_is_the_same_document(app, client,
     (lambda d: d["tables"]["measurement"][0].update(measured_at="yesterday"), "measurement row 1: measured_at"),
     (lambda d: d["tables"]["regime"][0].update(concurrency="8"), "regime row 1: concurrency '8' does not fit the column"),
     (lambda d: d["tables"]["regime"][0].update(name="x" * 500), "regime row 1: name"),
+    (lambda d: d["tables"]["effect"][0].update(kind="magic"), "effect row 1: kind 'magic' is not one of bucket"),
+    (lambda d: d["tables"]["effect_estimate"][0].update(likely="2"), "effect_estimate row 1: likely '2' does not"),
+    (lambda d: d.update(version=3), "backup format version 3; this tierplan reads 1, 2"),
 ])
 def test_a_bad_backup_names_the_table_and_row_and_writes_nothing(app, demo_id, change, message):
     with new_session(app.state.engine) as session:

@@ -98,3 +98,43 @@ def test_measurements_taken_before_0004_include_what_had_landed_by_then(database
     finally:
         engine.dispose()
     assert [tuple(r) for r in rows] == [(2, 1)] and kinds == ["baseline"]
+
+
+def test_0019_moves_each_estimate_to_a_row_and_back(database_url):
+    """The demo's estimates (speedups and an acceptance rate) survive 0019 down to columns and up to
+    rows again, value for value."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import text
+
+    from tierplan.db.engine import new_session
+    from tierplan.services.demo import load_demo
+
+    def estimates(connection) -> list[tuple]:
+        query = "SELECT effect_id, input, low, likely, high FROM effect_estimate ORDER BY effect_id, input"
+        return [tuple(row) for row in connection.execute(text(query)).all()]
+
+    engine = make_engine(database_url)
+    try:
+        with new_session(engine) as session:
+            load_demo(session, now=datetime(2026, 12, 1, tzinfo=UTC))
+        with engine.begin() as connection:
+            before = estimates(connection)
+        command.downgrade(alembic_config(database_url), "0018")
+        with engine.begin() as connection:
+            columns = connection.execute(text(
+                "SELECT id, speedup_likely, acceptance_low, draft_cost_high, saved_ms_likely FROM effect ORDER BY id"
+            )).all()
+        command.upgrade(alembic_config(database_url), "head")
+        with engine.begin() as connection:
+            after = estimates(connection)
+    finally:
+        engine.dispose()
+    kinds = {name for _, name, *_ in before}
+    assert kinds == {"speedup", "acceptance"} and after == before
+    speedups = {effect_id: likely for effect_id, name, _, likely, _ in before if name == "speedup"}
+    acceptances = {effect_id: low for effect_id, name, low, _, _ in before if name == "acceptance"}
+    assert {row[0]: row[1] for row in columns if row[1] is not None} == speedups
+    assert {row[0]: row[2] for row in columns if row[2] is not None} == acceptances
+    assert all(row[3] is None and row[4] is None for row in columns)  # the demo has no draft cost, no time saved
+    assert schema_differences(database_url) == []

@@ -40,6 +40,7 @@ def test_every_kind_has_one_entry_and_one_example_here():
 def test_an_entry_s_inputs_are_fields_of_a_draw_and_its_likely_point_speeds_the_step_up(kind):
     effect = ONE_OF_EACH[kind]
     assert set(three_points(effect)) <= {f.name for f in fields(EffectDraw)}
+    assert set(three_points(effect)) <= set(rule_of(kind).estimates)  # what the forms ask and storage keeps
     state = state_for(kind)
     before = state.per_token()
     assert apply_effect(effect, point_draw(effect), state, CONTEXT) is None
@@ -82,9 +83,10 @@ def test_only_speculative_decoding_changes_the_tokens_a_step_yields():
     assert rule_of(EffectKind.SPEC_DECODE).magnitude is not None
 
 
-def test_every_kind_has_a_sentence_on_the_plan():
-    from tierplan.views.texts import SENTENCES, effect_text
+def test_every_kind_has_a_label_and_a_sentence_and_every_input_a_presentation():
+    from tierplan.text.effect_kinds import ESTIMATES, KIND_TEXTS, effect_text
 
-    assert set(SENTENCES) == set(EffectKind)
+    assert set(KIND_TEXTS) == set(EffectKind)
+    assert {name for rule in KINDS.values() for name in rule.estimates} == set(ESTIMATES)
     assert effect_text(ONE_OF_EACH[EffectKind.BUCKET], ()) == "attention 2x (1.5–3x) faster in every regime"
     assert all(effect_text(effect, ["c1"]).endswith(" in c1") for effect in ONE_OF_EACH.values())

@@ -5,7 +5,7 @@ import pytest
 from sqlmodel import select
 
 from tierplan.db.engine import new_session
-from tierplan.db.tables import Effect, HardwareSpec, Measurement, Regime
+from tierplan.db.tables import EffectEstimate, HardwareSpec, Measurement, Regime
 
 EXTREMES = (5e-324, 1e-300, 1e308)
 PAGES = ("/", "/campaigns/{id}", "/campaigns/{id}/regimes/1", "/campaigns/{id}/history", "/campaigns/{id}/compare",
@@ -27,8 +27,8 @@ def store(app, table, columns: tuple[str, ...], value: float) -> None:
 @pytest.mark.parametrize("value", EXTREMES)
 @pytest.mark.parametrize(("table", "columns"), [
     (Regime, ("target_tok_s",)), (HardwareSpec, ("bandwidth_gb_s",)), (Measurement, ("value",)),
-    (Effect, ("speedup_low", "speedup_likely", "speedup_high")),  # a consistent estimate of an absurd size
-    (Effect, ("speedup_likely",)),  # likely outside low..high: a rule the core refuses
+    (EffectEstimate, ("low", "likely", "high")),  # a consistent estimate of an absurd size
+    (EffectEstimate, ("likely",)),  # likely outside low..high: a rule the core refuses
 ])
 def test_no_page_answers_500_whatever_a_row_holds(client, app, demo_id, table, columns, value):
     store(app, table, columns, value)

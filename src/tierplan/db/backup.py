@@ -18,6 +18,7 @@ from tierplan.db.snapshot_tables import PlanSnapshot
 from tierplan.db.tables import (
     Campaign,
     Effect,
+    EffectEstimate,
     EffectRegime,
     Gate,
     HardwareSpec,
@@ -34,9 +35,12 @@ from tierplan.db.tables import (
     Slo,
     Tier,
 )
+from tierplan.planning.model import EffectKind
 
 FORMAT = "tierplan-campaign"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: an effect's three-point inputs are rows of effect_estimate (1: columns of effect)
+READS = (1, 2)
+ESTIMATES_OF_VERSION_1 = ("speedup", "saved_ms", "acceptance", "draft_cost", "removed", "launches")
 # each table, and the column that ties its rows to rows already in the document (parents come first)
 TABLES: tuple[tuple[type[SQLModel], str], ...] = (
     (Campaign, "id"),
@@ -48,6 +52,7 @@ TABLES: tuple[tuple[type[SQLModel], str], ...] = (
     (Prerequisite, "intervention_id"),
     (Effect, "intervention_id"),
     (EffectRegime, "effect_id"),
+    (EffectEstimate, "effect_id"),
     (Gate, "tier_id"),
     (ImportRecord, "campaign_id"),
     (Measurement, "regime_id"),
@@ -59,6 +64,8 @@ TABLES: tuple[tuple[type[SQLModel], str], ...] = (
     (PlanSnapshot, "campaign_id"),
 )
 
+
+KIND_VALUES = tuple(kind.value for kind in EffectKind)
 
 # columns written from other rows (tierplan/db/history.py), built again on restore rather than kept
 DERIVED = {"measurement": ("includes_key",)}
@@ -145,15 +152,36 @@ def rebuild_history(session: Session, *, campaign_id: int) -> None:
     history.rebuild(session, [i for i in regime_ids if i is not None])
 
 
+def _estimates_as_rows(tables: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 document's tables as version 2 has them: each effect's `<input>_low/_likely/_high` columns
+    become an effect_estimate row (where all three are given); anything else is left for the checks below."""
+    effects, estimates = [], []
+    for values in tables.get("effect") or []:
+        if not isinstance(values, dict):
+            effects.append(values)
+            continue
+        kept = dict(values)
+        for name in ESTIMATES_OF_VERSION_1:
+            points = [kept.pop(f"{name}_{point}", None) for point in ("low", "likely", "high")]
+            if None not in points:
+                estimates.append({"effect_id": values.get("id"), "input": name,
+                                  "low": points[0], "likely": points[1], "high": points[2]})
+        effects.append(kept)
+    return {**tables, "effect": effects, "effect_estimate": estimates}
+
+
 def load_campaign(session: Session, *, document: Any) -> Campaign:
     """Insert the document's rows as a new campaign (new ids); BadDocument names what is wrong. Flushes only."""
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise BadDocument(f"not a tierplan campaign backup (expected \"format\": \"{FORMAT}\")")
-    if document.get("version") != FORMAT_VERSION:
-        raise BadDocument(f"backup format version {document.get('version')!r}; this tierplan reads {FORMAT_VERSION}")
+    if document.get("version") not in READS:
+        raise BadDocument(f"backup format version {document.get('version')!r}; this tierplan reads "
+                          f"{', '.join(str(v) for v in READS)}")
     tables = document.get("tables")
     if not isinstance(tables, dict) or len(tables.get("campaign") or []) != 1:
         raise BadDocument("the backup must hold \"tables\" with exactly one campaign")
+    if document["version"] == 1:
+        tables = _estimates_as_rows(tables)
     new_ids: dict[str, dict[int, int]] = {}
     campaign: Campaign | None = None
     for model, _ in TABLES:
@@ -186,6 +214,8 @@ def load_campaign(session: Session, *, document: Any) -> Campaign:
                 elif value is not None and not _fits(column, value):
                     raise BadDocument(f"{where}: {column.name} {value!r} does not fit the column (type, length or range)")
                 fields[column.name] = value
+            if model is Effect and fields.get("kind") not in KIND_VALUES:
+                raise BadDocument(f"{where}: kind {fields.get('kind')!r} is not one of {', '.join(KIND_VALUES)}")
             row = model(**fields)
             session.add(row)
             session.flush()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import func, update
@@ -12,6 +12,7 @@ from sqlmodel import Session, SQLModel, col, select
 from tierplan.db.tables import (
     Campaign,
     ChangeLog,
+    EffectEstimate,
     EffectRegime,
     ImportRecord,
     KernelRule,
@@ -38,6 +39,16 @@ def replace_effect_regimes(session: Session, *, effect_id: int, regime_ids: Iter
         session.delete(link)
     session.flush()
     session.add_all(EffectRegime(effect_id=effect_id, regime_id=r) for r in regime_ids)
+
+
+def replace_effect_estimates(session: Session, *, effect_id: int,
+                             estimates: Mapping[str, tuple[float, float, float]]) -> None:
+    """The effect's three-point inputs become exactly `estimates` (name -> low, likely, high)."""
+    for row in session.exec(select(EffectEstimate).where(EffectEstimate.effect_id == effect_id)).all():
+        session.delete(row)
+    session.flush()
+    session.add_all(EffectEstimate(effect_id=effect_id, input=name, low=low, likely=likely, high=high)
+                    for name, (low, likely, high) in estimates.items())
 
 
 def replace_prerequisites(session: Session, *, intervention_id: int, required_ids: Iterable[int]) -> None:

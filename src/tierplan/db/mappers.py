@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Any, TypeVar
 
-from tierplan.db.repo import CampaignRows
+from tierplan.db.repo import CampaignRows, Estimates
 from tierplan.db.tables import Effect as EffectRow
 from tierplan.db.tables import HardwareSpec, ModelSpec, pk
 from tierplan.planning import ceiling as ceilings
@@ -45,9 +45,10 @@ def derived(target: type[T], row: Any, **given: Any) -> T:
     return target(**values)
 
 
-def three(row, prefix: str) -> core.ThreePoint | None:
-    values = [getattr(row, f"{prefix}_{point}") for point in ("low", "likely", "high")]
-    return None if None in values else core.ThreePoint.of(prefix, *values)
+def three(estimates: Estimates, name: str) -> core.ThreePoint | None:
+    """The effect's three-point input `name`, if it has one (the core's rules judge the points)."""
+    points = estimates.get(name)
+    return None if points is None else core.ThreePoint.of(name, *points)
 
 
 def per_position(text: str) -> tuple[float, ...]:
@@ -61,26 +62,23 @@ def per_position(text: str) -> tuple[float, ...]:
     return rates
 
 
-def to_core_effect(row: EffectRow, regime_names: frozenset[str]) -> core.Effect:
-    """The core's Effect of a row (or of an effect row being edited: the core's PlanningError names the input)."""
+# the core Effect's three-point inputs, each filled from the estimate of the same name
+_EFFECT_POINTS = tuple(f.name for f in dataclasses.fields(core.Effect) if str(f.type).startswith("ThreePoint"))
+
+
+def to_core_effect(row: EffectRow, regime_names: frozenset[str], estimates: Estimates) -> core.Effect:
+    """The core's Effect of a row and its estimates (or of an effect being edited: the core's PlanningError names
+    the input)."""
     spec = None
     if row.kind == core.EffectKind.SPEC_DECODE.value:
         spec = core.SpecDecode(
             draft_tokens=core.need(row.draft_tokens, "the draft length", "draft_tokens"),
-            draft_cost=three(row, "draft_cost"),
-            acceptance=three(row, "acceptance"),
+            draft_cost=three(estimates, "draft_cost"),
+            acceptance=three(estimates, "acceptance"),
             per_position=per_position(row.acceptance_per_position),
         )
-    return core.Effect(
-        kind=core.EffectKind(row.kind),
-        speedup=three(row, "speedup"),
-        bucket=row.bucket,
-        regimes=regime_names,
-        saved_ms=three(row, "saved_ms"),
-        spec=spec,
-        removed=three(row, "removed"),
-        launches=three(row, "launches"),
-    )
+    points = {name: three(estimates, name) for name in _EFFECT_POINTS}
+    return core.Effect(kind=core.EffectKind(row.kind), bucket=row.bucket, regimes=regime_names, spec=spec, **points)
 
 
 def to_core_profile(profile_row, shares) -> core.Profile | None:
@@ -143,7 +141,8 @@ def to_core(rows: CampaignRows) -> core.Campaign:
     effects_by_intervention: dict[int, list[core.Effect]] = {}
     for effect in rows.effects:
         names = frozenset(regime_names[rid] for rid in rows.effect_regimes.get(pk(effect), []))
-        effects_by_intervention.setdefault(effect.intervention_id, []).append(to_core_effect(effect, names))
+        effects_by_intervention.setdefault(effect.intervention_id, []).append(
+            to_core_effect(effect, names, rows.effect_estimates.get(pk(effect), {})))
     return core.Campaign(
         regimes=tuple(_regime(r, rows, measurements) for r in rows.regimes),
         tiers=tuple(

@@ -11,6 +11,7 @@ from tierplan.db import history, planning_runs
 from tierplan.db.tables import (
     Campaign,
     Effect,
+    EffectEstimate,
     EffectRegime,
     Gate,
     HardwareSpec,
@@ -29,6 +30,8 @@ from tierplan.db.tables import (
 )
 from tierplan.planning.metrics import CAPACITY_METRIC
 
+Estimates = dict[str, tuple[float, float, float]]  # an effect's three-point inputs: name -> (low, likely, high)
+
 
 @dataclass
 class CampaignRows:
@@ -43,6 +46,7 @@ class CampaignRows:
     interventions: list[Intervention]
     effects: list[Effect]
     effect_regimes: dict[int, list[int]] = field(default_factory=dict)  # effect id -> regime ids
+    effect_estimates: dict[int, Estimates] = field(default_factory=dict)  # effect id -> its three-point inputs
     gates: list[Gate] = field(default_factory=list)
     prerequisites: dict[int, list[int]] = field(default_factory=dict)  # intervention id -> required ids
     hardware: HardwareSpec | None = None
@@ -162,6 +166,16 @@ def effect_regime_ids(session: Session, *, effect_ids: Sequence[int]) -> dict[in
     return result
 
 
+def effect_estimates(session: Session, *, effect_ids: Sequence[int]) -> dict[int, Estimates]:
+    """Each effect's three-point inputs by name (an effect with none: {})."""
+    result: dict[int, Estimates] = {eid: {} for eid in effect_ids}
+    if effect_ids:
+        query = select(EffectEstimate).where(col(EffectEstimate.effect_id).in_(effect_ids))
+        for row in session.exec(query).all():
+            result[row.effect_id][row.input] = (row.low, row.likely, row.high)
+    return result
+
+
 def slos_of(session: Session, *, campaign_id: int) -> list[Slo]:
     return list(session.exec(select(Slo).where(Slo.campaign_id == campaign_id).order_by(col(Slo.id))).all())
 
@@ -217,6 +231,7 @@ def load_campaign(session: Session, *, campaign_id: int) -> CampaignRows | None:
         interventions=interventions,
         effects=effects,
         effect_regimes=effect_regime_ids(session, effect_ids=ids(effects)),
+        effect_estimates=effect_estimates(session, effect_ids=ids(effects)),
         gates=gates,
         prerequisites=prerequisites_of(session, intervention_ids=ids(interventions)),
         hardware=hardware_of(session, campaign_id=campaign_id),

@@ -234,44 +234,34 @@ class Prerequisite(SQLModel, table=True):
 
 
 class Effect(SQLModel, table=True):
-    """A bucket speedup, or a whole-step multiplier in the regimes linked through effect_regime."""
+    """What an intervention buys, of one kind (the core's registry, tierplan/planning/effect_kinds.py, says what
+    each kind does); its three-point inputs are rows of effect_estimate, its regimes rows of effect_regime."""
 
     __tablename__ = "effect"
-    __table_args__ = (
-        CheckConstraint(
-            "kind IN ('bucket', 'step', 'time_saved', 'spec_decode', 'launch_overhead', 'launch_count')",
-            name="ck_effect_kind",
-        ),
-        provenance_check("provenance", "ck_effect_provenance"),
-    )
+    __table_args__ = (provenance_check("provenance", "ck_effect_provenance"),)
 
     id: int | None = Field(default=None, primary_key=True)
     version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     intervention_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", index=True)
-    kind: str = "bucket"
+    kind: str = "bucket"  # an EffectKind value, checked where the row is written (the form, the backup)
     bucket: str | None = Field(default=None, max_length=100)
-    speedup_low: float | None = None  # bucket and step effects
-    speedup_likely: float | None = None
-    speedup_high: float | None = None
-    saved_ms_low: float | None = None  # time saved a step
-    saved_ms_likely: float | None = None
-    saved_ms_high: float | None = None
     draft_tokens: int | None = None  # speculative decoding
-    acceptance_low: float | None = None
-    acceptance_likely: float | None = None
-    acceptance_high: float | None = None
     acceptance_per_position: str = ""  # comma-separated, as vLLM reports them
-    draft_cost_low: float | None = None
-    draft_cost_likely: float | None = None
-    draft_cost_high: float | None = None  # all three blank: the hardware model gives the verification cost
-    removed_low: float | None = None  # launch overhead: share of the per-launch host cost removed
-    removed_likely: float | None = None
-    removed_high: float | None = None
-    launches_low: float | None = None  # launch count: GPU work items a step added (negative: removed)
-    launches_likely: float | None = None
-    launches_high: float | None = None
     provenance: str = "assumed"
     note: str = ""
+
+
+class EffectEstimate(SQLModel, table=True):
+    """One three-point input of an effect, by the name its kind gives it (speedup, saved_ms, acceptance,
+    draft_cost, removed, launches...): a kind with new inputs needs no new column."""
+
+    __tablename__ = "effect_estimate"
+
+    effect_id: int = Field(foreign_key="effect.id", ondelete="CASCADE", primary_key=True)
+    input: str = Field(max_length=30, primary_key=True)
+    low: float
+    likely: float
+    high: float
 
 
 class EffectRegime(SQLModel, table=True):

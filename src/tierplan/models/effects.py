@@ -2,81 +2,78 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, create_model
 
 from tierplan.models.fields import Input, Int, Number, example, field, update_model
 from tierplan.models.plan_rows import Public, Versioned, provenance
+from tierplan.planning.effect_kinds import KINDS
 from tierplan.planning.model import EffectKind, Provenance
+from tierplan.text.effect_kinds import ESTIMATES, KIND_TEXTS
 
-KIND_LABELS = {
-    "bucket": "speedup of one bucket",
-    "step": "whole-step multiplier (measured in named regimes)",
-    "time_saved": "milliseconds saved a step (named regimes)",
-    "spec_decode": "speculative decoding",
-    "launch_overhead": "launch overhead removed (CUDA graphs)",
-    "launch_count": "launches a step changed (a fused or SDPA path)",
-}
-# the three-point inputs of each kind, and the kinds each input belongs to
-KIND_INPUTS = {"bucket": ("speedup",), "step": ("speedup",), "time_saved": ("saved_ms",),
-               "spec_decode": ("acceptance", "draft_cost"), "launch_overhead": ("removed",),
-               "launch_count": ("launches",)}
-THREE_POINTS = ("speedup", "saved_ms", "acceptance", "draft_cost", "removed", "launches")
+KIND_LABELS = {kind.value: text.label for kind, text in KIND_TEXTS.items()}
+# the three-point inputs of each kind, as the core's registry names them
+KIND_INPUTS = {rule.kind.value: rule.estimates for rule in KINDS.values()}
 POINTS = ("low", "likely", "high")
-_SPEEDUP = ("bucket", "step")
-_SPEC = ("spec_decode",)
 
 
-def _point(label: str, unit: str, point: str, show_for: tuple[str, ...], help: str = "", **bounds) -> float | None:
-    return field(f"{label} {point} ({unit})", default=None, show_for=show_for, help=help if point == "likely" else "",
-                 **bounds)
+def point_name(name: str, point: str) -> str:
+    """The form and API field of one point of an estimate: speedup_likely."""
+    return f"{name}_{point}"
 
 
-class EffectCreate(Input):
-    """One effect of an intervention; which three-point inputs it needs depends on its kind."""
+def flat(estimates: Mapping[str, tuple[float, float, float]]) -> dict[str, float | None]:
+    """An effect's stored estimates as the form and API fields they fill (every field named, blank where the
+    effect has no such input)."""
+    return {point_name(name, point): (estimates[name][i] if name in estimates else None)
+            for name in ESTIMATES for i, point in enumerate(POINTS)}
 
-    model_config = example(intervention_id=3, kind="bucket", bucket="attention", speedup_low=2.0, speedup_likely=2.5,
-                           speedup_high=3.0, provenance="reported", note="bounded 2-3x on the kernel")
+
+def _estimate_fields() -> dict[str, Any]:
+    """The low, likely and high field of every estimate, shown for the kinds that have it."""
+    fields: dict[str, Any] = {}
+    for name, estimate in ESTIMATES.items():
+        kinds = tuple(kind for kind, inputs in KIND_INPUTS.items() if name in inputs)
+        for point in POINTS:
+            fields[point_name(name, point)] = (Number | None, field(
+                f"{estimate.label} {point} ({estimate.unit})", default=None, show_for=kinds,
+                help=estimate.help if point == "likely" else "", **estimate.bounds))
+    return fields
+
+
+_ON_BUCKET = tuple(kind.value for kind, rule in KINDS.items() if rule.on_bucket)
+_SPEC = tuple(kind.value for kind, rule in KINDS.items() if rule.tokens)  # speculative decoding's own fields
+
+
+class _EffectHead(Input):
+    """The fields an effect of any kind has, before its estimates."""
 
     intervention_id: int = field("Intervention")
     kind: EffectKind = field("Kind", default=EffectKind.BUCKET, labels=KIND_LABELS)
     bucket: str | None = field(
-        "Bucket", default=None, max_length=100, placeholder="attention", show_for=("bucket", "time_saved"),
+        "Bucket", default=None, max_length=100, placeholder="attention", show_for=_ON_BUCKET,
         help="bucket speedup: the profile bucket it makes faster; time saved: the bucket it comes off "
              "(blank: the whole step)")
-    speedup_low: Number | None = _point("Speedup", "x", "low", _SPEEDUP, gt=0)
-    speedup_likely: Number | None = _point("Speedup", "x", "likely", _SPEEDUP, gt=0)
-    speedup_high: Number | None = _point("Speedup", "x", "high", _SPEEDUP, gt=0)
-    saved_ms_low: Number | None = _point("Time saved", "ms a step", "low", ("time_saved",), ge=0)
-    saved_ms_likely: Number | None = _point("Time saved", "ms a step", "likely", ("time_saved",), ge=0)
-    saved_ms_high: Number | None = _point("Time saved", "ms a step", "high", ("time_saved",), ge=0)
     draft_tokens: Int | None = field("Draft length g", default=None, ge=1, show_for=_SPEC)
-    acceptance_low: Number | None = _point("Acceptance rate", "0..1", "low", _SPEC, ge=0, le=1)
-    acceptance_likely: Number | None = _point("Acceptance rate", "0..1", "likely", _SPEC, ge=0, le=1)
-    acceptance_high: Number | None = _point("Acceptance rate", "0..1", "high", _SPEC, ge=0, le=1)
+
+
+# the estimates' fields, generated: a new input is an entry of ESTIMATES, not three fields here
+_WithEstimates: Any = create_model("EffectEstimates", __base__=_EffectHead, **_estimate_fields())
+
+
+class EffectCreate(_WithEstimates):  # type: ignore[misc]
+    """One effect of an intervention; which three-point inputs it needs depends on its kind (the core's registry
+    says which: KIND_INPUTS; ESTIMATES says how each is asked)."""
+
+    model_config = example(intervention_id=3, kind="bucket", bucket="attention", speedup_low=2.0, speedup_likely=2.5,
+                           speedup_high=3.0, provenance="reported", note="bounded 2-3x on the kernel")
+
     acceptance_per_position: str = field(
         "Per-position acceptance", default="", max_length=500, placeholder="0.82, 0.61, 0.43", show_for=_SPEC,
         help="instead of one rate: vLLM's spec_decode_per_position_acceptance_rates, one a draft position")
-    draft_cost_low: Number | None = _point("Draft cost c", "of a step", "low", _SPEC, ge=0)
-    draft_cost_likely: Number | None = _point(
-        "Draft cost c", "of a step", "likely", _SPEC, ge=0,
-        help="all three blank: the hardware model gives the cost of verifying g + 1 tokens a sequence "
-             "(it grows with concurrency)")
-    draft_cost_high: Number | None = _point("Draft cost c", "of a step", "high", _SPEC, ge=0)
-    removed_low: Number | None = _point("Share of per-launch host cost removed", "0..1", "low",
-                                        ("launch_overhead",), ge=0, le=1)
-    removed_likely: Number | None = _point(
-        "Share of per-launch host cost removed", "0..1", "likely", ("launch_overhead",), ge=0, le=1,
-        help="CUDA graphs replay a step with one launch: most of each launch's host cost goes (0.9-0.99)")
-    removed_high: Number | None = _point("Share of per-launch host cost removed", "0..1", "high",
-                                         ("launch_overhead",), ge=0, le=1)
-    launches_low: Number | None = _point("Launches a step added", "negative: removed", "low", ("launch_count",))
-    launches_likely: Number | None = _point(
-        "Launches a step added", "negative: removed", "likely", ("launch_count",),
-        help="GPU kernels, memcpys and memsets a step, as the regime's trace counts them: SDPA instead of "
-             "eager attention removes about 9 a layer")
-    launches_high: Number | None = _point("Launches a step added", "negative: removed", "high", ("launch_count",))
     regime_ids: list[int] = field("Regimes", default_factory=list,
                                   help="none chosen: every regime (not for whole-step or time-saved effects)")
     provenance: Provenance = provenance("Estimate comes from", Provenance.ASSUMED)

@@ -36,7 +36,8 @@ Magnitude = Callable[[Effect, EffectDraw, RegimeContext], Value]
 class KindRule:
     """What one kind of effect is and does.
 
-    `inputs`: its uncertain inputs by EffectDraw field; `check`: its rules on an Effect (PlanningError naming the
+    `estimates`: the names of the three-point inputs a user gives it (the forms and storage iterate them);
+    `inputs`: those it holds, by EffectDraw field; `check`: its rules on an Effect (PlanningError naming the
     field); `change`: what it does to the step once it holds in the regime; `calibrate`: the draw with only a share
     `realised` of its predicted log-gain; `magnitude`: how far it moves ln(time a token) when that is not the
     step's own change (None: measured on the step); `headline`: the input the plan's cell shows and edits in place;
@@ -51,6 +52,7 @@ class KindRule:
     change: Change
     calibrate: Callable[[EffectDraw, float], EffectDraw]
     headline: str  # the input the plan shows for the effect and edits in place
+    estimates: tuple[str, ...]  # the three-point inputs a user gives, by name (stored a row each)
     magnitude: Magnitude | None = None
     needs_regimes: bool = False
     on_bucket: bool = False
@@ -79,7 +81,7 @@ def _speedup_share(draw: EffectDraw, realised: float) -> EffectDraw:
 BUCKET = KindRule(
     EffectKind.BUCKET, prior_sigma=0.15, inputs=_speedup, check=_check_bucket,
     change=lambda e, d, s, r: speed_up_bucket(s, need(e.bucket, "the bucket"), d.speedup),
-    calibrate=_speedup_share, headline="speedup", on_bucket=True)
+    calibrate=_speedup_share, headline="speedup", estimates=("speedup",), on_bucket=True)
 
 
 def _scale_step(effect: Effect, draw: EffectDraw, state: StepState, regime: RegimeContext) -> str | None:
@@ -88,7 +90,8 @@ def _scale_step(effect: Effect, draw: EffectDraw, state: StepState, regime: Regi
 
 
 STEP = KindRule(EffectKind.STEP, prior_sigma=0.25, inputs=_speedup, check=_check_speedup, change=_scale_step,
-                calibrate=_speedup_share, headline="speedup", needs_regimes=True)
+                calibrate=_speedup_share, headline="speedup", estimates=("speedup",),
+                needs_regimes=True)
 
 
 def _saved(effect: Effect) -> dict[str, ThreePoint]:
@@ -103,8 +106,8 @@ def _check_saved(effect: Effect) -> None:
 TIME_SAVED = KindRule(
     EffectKind.TIME_SAVED, prior_sigma=0.15, inputs=_saved, check=_check_saved,
     change=lambda e, d, s, r: save_time(s, e.bucket, d.saved_ms, r.step_ms),
-    calibrate=lambda d, realised: EffectDraw(saved_ms=d.saved_ms * realised), headline="saved_ms", needs_regimes=True,
-    on_bucket=True)
+    calibrate=lambda d, realised: EffectDraw(saved_ms=d.saved_ms * realised), headline="saved_ms",
+    estimates=("saved_ms",), needs_regimes=True, on_bucket=True)
 
 
 def _spec_inputs(effect: Effect) -> dict[str, ThreePoint]:
@@ -134,7 +137,7 @@ SPEC_DECODE = KindRule(
     EffectKind.SPEC_DECODE, prior_sigma=0.20, inputs=_spec_inputs, check=_check_spec,
     change=lambda e, d, s, r: spec_decode(s, need(e.spec, "the speculative decoding"), d, r.floor),
     calibrate=lambda d, realised: EffectDraw(acceptance=d.acceptance, draft_cost=d.draft_cost, realised=realised),
-    headline="acceptance", magnitude=_spec_magnitude, tokens=True)
+    headline="acceptance", estimates=("acceptance", "draft_cost"), magnitude=_spec_magnitude, tokens=True)
 
 
 def _removed(effect: Effect) -> dict[str, ThreePoint]:
@@ -150,7 +153,8 @@ def _check_removed(effect: Effect) -> None:
 LAUNCH_OVERHEAD = KindRule(
     EffectKind.LAUNCH_OVERHEAD, prior_sigma=0.10, inputs=_removed, check=_check_removed,
     change=lambda e, d, s, r: remove_launch_overhead(s, d.removed),
-    calibrate=lambda d, realised: EffectDraw(removed=1 - (1 - d.removed) ** realised), headline="removed")
+    calibrate=lambda d, realised: EffectDraw(removed=1 - (1 - d.removed) ** realised), headline="removed",
+    estimates=("removed",))
 
 
 def _launches(effect: Effect) -> dict[str, ThreePoint]:
@@ -164,7 +168,8 @@ def _check_launches(effect: Effect) -> None:
 LAUNCH_COUNT = KindRule(
     EffectKind.LAUNCH_COUNT, prior_sigma=0.10, inputs=_launches, check=_check_launches,
     change=lambda e, d, s, r: change_launches(s, d.launches),
-    calibrate=lambda d, realised: EffectDraw(launches=d.launches * realised), headline="launches")
+    calibrate=lambda d, realised: EffectDraw(launches=d.launches * realised), headline="launches",
+    estimates=("launches",))
 
 KINDS: dict[EffectKind, KindRule] = {rule.kind: rule for rule in
                                      (BUCKET, STEP, TIME_SAVED, SPEC_DECODE, LAUNCH_OVERHEAD, LAUNCH_COUNT)}

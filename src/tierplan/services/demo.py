@@ -13,6 +13,7 @@ from typing import Any
 from sqlmodel import Session, SQLModel
 
 from tierplan.db import history, repo
+from tierplan.db.links import replace_effect_estimates
 from tierplan.db.tables import (
     Campaign,
     Effect,
@@ -127,14 +128,11 @@ PREREQUISITES = (("C1", "B1"),)  # the fused indexer builds on the split-K kerne
 DECODE_GPUS = 4  # prefill and decode split across the two NUMA domains: decode on 4 of the 8
 
 
-def _effect_columns(values: Any) -> dict[str, Any]:
+def _effect_estimates(values: Any) -> tuple[int | None, dict[str, tuple[float, float, float]]]:
+    """An effect's draft length (speculative decoding) and three-point inputs, as the table above gives them."""
     if isinstance(values, tuple):
-        return dict(zip(("speedup_low", "speedup_likely", "speedup_high"), values, strict=False))
-    columns = {"draft_tokens": values["draft_tokens"]}
-    for name in ("acceptance", "draft_cost"):
-        if name in values:
-            columns.update(zip((f"{name}_low", f"{name}_likely", f"{name}_high"), values[name], strict=False))
-    return columns
+        return None, {"speedup": values}
+    return values["draft_tokens"], {name: values[name] for name in ("acceptance", "draft_cost") if name in values}
 
 
 def _specs(campaign_id: int) -> list[SQLModel]:
@@ -211,10 +209,12 @@ def load_demo(session: Session, *, now: datetime) -> CampaignPublic:
         session.add(intervention)
         session.flush()
         for kind, effect_bucket, values, names, provenance, note in effects:
+            draft_tokens, estimates = _effect_estimates(values)
             effect = Effect(intervention_id=pk(intervention), kind=kind, bucket=effect_bucket, provenance=provenance,
-                            note=note, **_effect_columns(values))
+                            note=note, draft_tokens=draft_tokens)
             session.add(effect)
             session.flush()
+            replace_effect_estimates(session, effect_id=pk(effect), estimates=estimates)
             for regime_name in names:
                 session.add(EffectRegime(effect_id=pk(effect), regime_id=pk(regimes[regime_name])))
     by_key = {i.key: i for i in repo.interventions_of(session, campaign_id=pk(campaign))}

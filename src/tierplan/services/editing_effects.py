@@ -13,13 +13,15 @@ from tierplan.db import links, repo
 from tierplan.db.mappers import to_core, to_core_effect
 from tierplan.db.tables import Effect, Intervention, Profile, ProfileShare, Regime, pk
 from tierplan.models.effects import (
+    ESTIMATES,
     KIND_INPUTS,
     POINTS,
-    THREE_POINTS,
     EffectCreate,
     EffectPublic,
     EffectUpdate,
     ProfileCreate,
+    flat,
+    point_name,
 )
 from tierplan.models.errors import FormInvalid, Stale
 from tierplan.models.fields import Options, form_fields, parse_form
@@ -33,11 +35,8 @@ from tierplan.services.snapshots import keep_snapshot
 from tierplan.text.formatting import input_number
 
 PROVENANCES = {p.value for p in Provenance}
-POINT_NAMES = {prefix: tuple(f"{prefix}_{p}" for p in POINTS) for prefix in THREE_POINTS}
+POINT_NAMES = {name: tuple(point_name(name, p) for p in POINTS) for name in ESTIMATES}
 FORM_FIELDS = {"per_position": "acceptance_per_position", "regimes": "regime_ids"}  # core input -> form field
-TRIPLE_NAMES = {"speedup": "speedup", "saved_ms": "time saved", "acceptance": "acceptance rate",
-                "draft_cost": "draft cost c", "removed": "share of per-launch host cost removed",
-                "launches": "launches a step added"}
 
 
 def _effect_options(session: Session, campaign_id: int) -> Options:
@@ -49,54 +48,60 @@ def _effect_options(session: Session, campaign_id: int) -> Options:
 
 def _effect_current(session: Session, row: Effect) -> dict[str, Any]:
     return {"regime_ids": repo.effect_regime_ids(session, effect_ids=[pk(row)])[pk(row)],
-            "bucket": row.bucket}
+            "bucket": row.bucket, **flat(repo.effect_estimates(session, effect_ids=[pk(row)])[pk(row)])}
 
 
-def _partial_points(values: dict[str, Any], prefixes: tuple[str, ...]) -> dict[str, str]:
+def _partial_points(values: dict[str, Any], names: tuple[str, ...]) -> dict[str, str]:
     """A three-point estimate is typed into three inputs: all of them or none (the core judges the values)."""
     errors: dict[str, str] = {}
-    for prefix in prefixes:
-        blank = [n for n in POINT_NAMES[prefix] if values[n] is None]
+    for name in names:
+        blank = [n for n in POINT_NAMES[name] if values[n] is None]
         if 0 < len(blank) < len(POINTS):
-            errors |= dict.fromkeys(blank, f"give the {TRIPLE_NAMES[prefix]} low, likely and high, or none of them")
+            label = ESTIMATES[name].label.lower()
+            errors |= dict.fromkeys(blank, f"give the {label} low, likely and high, or none of them")
     return errors
 
 
-def _core_errors(exc: PlanningError, row: Effect) -> dict[str, str]:
+def _core_errors(exc: PlanningError, estimates: Mapping[str, Any]) -> dict[str, str]:
     """The core's objection, on the form field it names (a three-point: its blank points, else its likely one)."""
     name = exc.field or "kind"
     if name in POINT_NAMES:
-        blank = [n for n in POINT_NAMES[name] if getattr(row, n) is None]
-        return dict.fromkeys(blank, "required for this kind of effect") if blank else {f"{name}_likely": str(exc)}
+        if name not in estimates:
+            return dict.fromkeys(POINT_NAMES[name], "required for this kind of effect")
+        return {point_name(name, "likely"): str(exc)}
     return {FORM_FIELDS.get(name, name): str(exc)}
+
+
+def _estimates_given(values: dict[str, Any], names: tuple[str, ...]) -> dict[str, tuple[float, float, float]]:
+    """The three-point inputs of `names` that the values give all three points of."""
+    given = {name: tuple(values[n] for n in POINT_NAMES[name]) for name in names}
+    return {name: (points[0], points[1], points[2]) for name, points in given.items() if None not in points}
 
 
 def _effect_apply(session: Session, campaign_id: int, row: Any, values: dict[str, Any], now: datetime) -> Applied:
     kind = values["kind"]
     row = row or Effect(intervention_id=0)
     _set(row, values, ("kind", "provenance", "note"))
-    for prefix in THREE_POINTS:  # only the inputs of this kind are kept
-        for point in POINTS:
-            name = f"{prefix}_{point}"
-            setattr(row, name, values[name] if prefix in KIND_INPUTS[kind] else None)
     per_position = kind == "spec_decode" and values["acceptance_per_position"]
     row.acceptance_per_position = values["acceptance_per_position"] if per_position else ""
-    if per_position:
-        row.acceptance_low = row.acceptance_likely = row.acceptance_high = None
     row.draft_tokens = values["draft_tokens"] if kind == "spec_decode" else None
     row.bucket = values["bucket"] if rule_of(EffectKind(kind)).on_bucket and values["bucket"] else None
-    errors = _partial_points(values, tuple(p for p in KIND_INPUTS[kind] if not (per_position and p == "acceptance")))
+    # only the inputs of this kind are kept (per-position rates replace the one acceptance rate)
+    names = tuple(n for n in KIND_INPUTS[kind] if not (per_position and n == "acceptance"))
+    estimates = _estimates_given(values, names)
+    errors = _partial_points(values, names)
     if not errors:
         try:  # the core's rules for an effect of this kind, checked where the plan relies on them
-            to_core_effect(row, frozenset(str(i) for i in values["regime_ids"]))
+            to_core_effect(row, frozenset(str(i) for i in values["regime_ids"]), estimates)
         except PlanningError as exc:
-            errors = _core_errors(exc, row)
+            errors = _core_errors(exc, estimates)
     if errors:
         return row, errors
     row.intervention_id = int(values["intervention_id"])
     session.add(row)
     session.flush()
     links.replace_effect_regimes(session, effect_id=row.id, regime_ids=values["regime_ids"])
+    links.replace_effect_estimates(session, effect_id=row.id, estimates=estimates)
     return row, {}
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlmodel import Session
 
+from tierplan.models.effects import POINTS, point_name
 from tierplan.models.errors import NotFound
 from tierplan.models.forms import Form
 from tierplan.planning.effect_kinds import rule_of
@@ -20,8 +21,8 @@ from tierplan.services.editing import Editor, form_of, read_row
 
 
 def _estimate(row: Any) -> tuple[str, ...]:
-    point = rule_of(EffectKind(row.kind)).headline  # an effect's three-point estimate, by its kind
-    return (f"{point}_low", f"{point}_likely", f"{point}_high", "provenance")
+    name = rule_of(EffectKind(row.kind)).headline  # an effect's three-point estimate, by its kind
+    return (*(point_name(name, point) for point in POINTS), "provenance")
 
 
 def _threshold(row: Any) -> tuple[str, ...]:

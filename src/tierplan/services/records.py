@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from tierplan.db.repo import CampaignRows
 from tierplan.db.tables import Measurement, Profile, ProfileShare, pk
-from tierplan.models.effects import EffectPublic, ProfilePublic, ShareOut
+from tierplan.models.effects import EffectPublic, ProfilePublic, ShareOut, flat
 from tierplan.models.measurements import MeasurementPublic
 from tierplan.models.plan_rows import CampaignPublic, GatePublic, InterventionPublic, RegimePublic, SloPublic, TierPublic
 from tierplan.models.specs import HardwareSpecPublic, ModelSpecPublic
@@ -87,7 +87,8 @@ def record_of(rows: CampaignRows) -> PlanRecord:
         tiers=tuple(public(TierPublic, t) for t in rows.tiers),
         interventions=tuple(public(InterventionPublic, i, prerequisite_ids=rows.prerequisites.get(pk(i), []))
                             for i in rows.interventions),
-        effects=tuple(public(EffectPublic, e, regime_ids=rows.effect_regimes.get(pk(e), [])) for e in rows.effects),
+        effects=tuple(public(EffectPublic, e, regime_ids=rows.effect_regimes.get(pk(e), []),
+                             **flat(rows.effect_estimates.get(pk(e), {}))) for e in rows.effects),
         gates=tuple(public(GatePublic, g) for g in rows.gates),
         slos=tuple(public(SloPublic, o) for o in rows.slos),
         measurements=tuple(measurement_public(m, names[m.regime_id], keys, rows.includes.get(pk(m), []))

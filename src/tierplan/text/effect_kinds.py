@@ -1,0 +1,106 @@
+"""How each kind of effect is presented: its label in the kind menu, how its three-point inputs are asked, and the
+sentence the plan and the export list it by. The core's registry (tierplan/planning/effect_kinds.py) says what a
+kind does; this says how it reads. A new kind is an entry in each, and its tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tierplan.planning.model import Effect, EffectKind, ThreePoint, need
+from tierplan.planning.step_changes import VerifyCost, spec_cost, spec_tokens
+from tierplan.text import formatting as fmt
+
+Floors = Mapping[str, VerifyCost]  # regime name -> its hardware model (the verify cost of speculative decoding)
+Sentence = Callable[[Effect, Sequence[str], Floors], str]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """How the forms ask for one three-point input: its label and unit, the help under its likely point, and the
+    bounds each point is held to on its own (the core's rules judge the three together)."""
+
+    label: str
+    unit: str
+    help: str = ""
+    bounds: Mapping[str, Any] = field(default_factory=dict)  # pydantic's gt, ge, le
+
+
+@dataclass(frozen=True)
+class KindText:
+    label: str  # the kind menu's words for it
+    sentence: Sentence  # the effect in words, before where it holds
+
+
+ESTIMATES = {
+    "speedup": Estimate("Speedup", "x", bounds={"gt": 0}),
+    "saved_ms": Estimate("Time saved", "ms a step", bounds={"ge": 0}),
+    "acceptance": Estimate("Acceptance rate", "0..1", bounds={"ge": 0, "le": 1}),
+    "draft_cost": Estimate(
+        "Draft cost c", "of a step", bounds={"ge": 0},
+        help="all three blank: the hardware model gives the cost of verifying g + 1 tokens a sequence "
+             "(it grows with concurrency)"),
+    "removed": Estimate(
+        "Share of per-launch host cost removed", "0..1", bounds={"ge": 0, "le": 1},
+        help="CUDA graphs replay a step with one launch: most of each launch's host cost goes (0.9-0.99)"),
+    "launches": Estimate(
+        "Launches a step added", "negative: removed",
+        help="GPU kernels, memcpys and memsets a step, as the regime's trace counts them: SDPA instead of "
+             "eager attention removes about 9 a layer"),
+}
+
+
+def three(tp: ThreePoint | None, suffix: str = "", scale: float = 1.0) -> str:
+    """"2x (1.5–3x)": the likely point, then the range."""
+    tp = need(tp, "the estimate")
+    return fmt.three_point(tp.low * scale, tp.likely * scale, tp.high * scale, suffix)
+
+
+def spec_decode_text(effect: Effect, regime_names: Sequence[str] = (), floors: Floors | None = None) -> str:
+    """"speculative decoding, g = 1, acceptance 0.7 (0.5–0.85), c = 0.1: E 1.70, cost 1.10, 1.55x"."""
+    spec = need(effect.spec, "the speculative decoding")
+    if spec.per_position:
+        acceptance = "per-position acceptance " + ", ".join(fmt.plain(r) for r in spec.per_position)
+    else:
+        acceptance = "acceptance " + three(spec.acceptance)
+    tokens = spec_tokens(spec)
+    head = f"speculative decoding, g = {spec.draft_tokens}, {acceptance}"
+    if spec.draft_cost is not None:
+        cost = fmt.three_point(spec.draft_cost.low, spec.draft_cost.likely, spec.draft_cost.high)
+        step_cost = spec_cost(spec)
+        return (f"{head}, draft cost c = {cost}: E = {tokens:.2f} tokens a step, step cost {step_cost:.2f}, "
+                f"{fmt.factor(tokens / step_cost)} faster")
+    floors = floors or {}
+    names = list(regime_names) or list(floors)
+    costs = [(n, floors[n].verify_cost(spec.draft_tokens)) for n in names if n in floors]
+    if not costs:
+        return f"{head}, draft cost from the hardware model (enter the specs to see it): E = {tokens:.2f} tokens a step"
+    per_regime = ", ".join(f"{c:.2f} in {n} ({fmt.factor(tokens / c)} faster)" for n, c in costs)
+    return (f"{head}: E = {tokens:.2f} tokens a step; verifying {spec.draft_tokens + 1} tokens a sequence costs, "
+            f"by the hardware model, {per_regime}")
+
+
+KIND_TEXTS: dict[EffectKind, KindText] = {
+    EffectKind.BUCKET: KindText(
+        "speedup of one bucket", lambda e, names, floors: f"{e.bucket} {three(e.speedup, 'x')} faster"),
+    EffectKind.STEP: KindText(
+        "whole-step multiplier (measured in named regimes)",
+        lambda e, names, floors: f"whole step {three(e.speedup, 'x')} faster"),
+    EffectKind.TIME_SAVED: KindText(
+        "milliseconds saved a step (named regimes)",
+        lambda e, names, floors: f"{three(e.saved_ms, ' ms')} {f'off {e.bucket}' if e.bucket else 'off each step'}"),
+    EffectKind.SPEC_DECODE: KindText("speculative decoding", spec_decode_text),
+    EffectKind.LAUNCH_OVERHEAD: KindText(
+        "launch overhead removed (CUDA graphs)",
+        lambda e, names, floors: f"launch overhead: {three(e.removed, '%', 100)} of each launch's host cost removed"),
+    EffectKind.LAUNCH_COUNT: KindText(
+        "launches a step changed (a fused or SDPA path)",
+        lambda e, names, floors: f"launches a step changed by {three(e.launches)}"),
+}
+
+
+def effect_text(effect: Effect, regime_names: Sequence[str], floors: Floors | None = None) -> str:
+    """One effect as the plan lists it: "attention 2.5x (2-3x) faster in every regime"."""
+    where = f"in {', '.join(regime_names)}" if regime_names else "in every regime"
+    return f"{KIND_TEXTS[effect.kind].sentence(effect, regime_names, floors or {})} {where}"
