@@ -10,7 +10,7 @@ from tierplan.db.engine import make_engine, new_session
 from tierplan.db.tables import Campaign
 from tierplan.models.plan_rows import CampaignCreate
 from tierplan.services.campaigns import store_campaign
-from tierplan.services.editing_effects import parse_shares
+from tierplan.services.profiles import parse_shares
 from tierplan.views.gate_reports import text
 from tierplan.views.gates import GateOut, GateSummary, TierGatesOut
 

@@ -4,23 +4,18 @@ forms. (No `from __future__ import annotations`: FastAPI reads the generated han
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Depends, Header, Request, Response
-from sqlmodel import Session
 
-from tierplan.db import repo
-from tierplan.db.tables import Regime, pk
 from tierplan.models.effects import ProfileCreate, ProfilePublic
 from tierplan.models.errors import NotFound
 from tierplan.models.forms import idempotency_key, version_of
 from tierplan.models.plan_rows import CampaignCreate, CampaignPublic, CampaignUpdate
 from tierplan.models.specs import HardwareSpecCreate, ModelSpecCreate
 from tierplan.services import campaigns as campaign_service
-from tierplan.services import editing, editing_specs
+from tierplan.services import editing, editing_specs, profiles
 from tierplan.services.editing import Editor
-from tierplan.services.editing_effects import store_profile
 from tierplan.services.editing_specs import spec_of, store_spec
 from tierplan.services.editors import CAMPAIGN_EDITOR, ROW_EDITORS
 from tierplan.services.editors import list_rows as rows_in
-from tierplan.services.records import profile_public
 from tierplan.web.deps import CampaignDep, NowDep, SessionDep, known_query, user_of
 from tierplan.web.problems import PROBLEM_RESPONSES, STALE_RESPONSES
 
@@ -128,25 +123,11 @@ for _editor in ROW_EDITORS:
 # profiles
 
 
-def _regime(session: Session, campaign_id: int, regime_id: int) -> Regime:
-    regime = session.get(Regime, regime_id)
-    if regime is None or regime.campaign_id != campaign_id:
-        raise NotFound(f"no regime {regime_id} in campaign {campaign_id}")
-    return regime
-
-
-def _profile_public(session: Session, regime: Regime) -> ProfilePublic:
-    profile = repo.newest_profiles(session, regime_ids=[pk(regime)]).get(pk(regime))
-    if profile is None:
-        raise NotFound(f"regime {regime.name!r} has no profile yet")
-    return profile_public(profile, regime.name, repo.shares_of(session, profile_ids=[pk(profile)])[pk(profile)])
-
-
 @router.get("/campaigns/{campaign_id:id}/regimes/{regime_id:id}/profile", response_model=ProfilePublic,
             tags=["profiles"])
 def read_profile(campaign_id: int, regime_id: int, session: SessionDep, response: Response) -> ProfilePublic:
     """The regime's newest profile: the share of step time each bucket takes. Its ETag is its id."""
-    profile = _profile_public(session, _regime(session, campaign_id, regime_id))
+    profile = profiles.read_profile(session, campaign_id, regime_id)
     response.headers["ETag"] = f'"{profile.id}"'
     return profile
 
@@ -158,9 +139,8 @@ def create_profile(request: Request, campaign_id: int, regime_id: int, body: Pro
     """Store a new profile of the regime (the previous ones stay on record); shares below 100% go to 'other'.
     `If-Match` with the ETag of the profile read (its id; "0" when there was none) refuses it with 412 when
     another profile was stored since."""
-    regime = _regime(session, campaign_id, regime_id)
-    store_profile(session, regime, body, now=now, by=user_of(request), seen_version=version_of(if_match))
-    profile = _profile_public(session, regime)
+    profile = profiles.store_profile(session, campaign_id, regime_id, body, now=now, by=user_of(request),
+                                     seen_version=version_of(if_match))
     response.headers["ETag"] = f'"{profile.id}"'
     return profile
 

@@ -7,14 +7,13 @@ from datetime import datetime
 from fastapi import APIRouter, Request, Response
 from sqlmodel import Session
 
-from tierplan.db.tables import Regime
 from tierplan.models.errors import FormInvalid, NotFound, Stale
 from tierplan.models.forms import Form
 from tierplan.models.plan_rows import CampaignPublic
-from tierplan.services import editing
+from tierplan.services import editing, profiles
 from tierplan.services.editing import Editor, form_of, read_row, save_form, warnings_of
-from tierplan.services.editing_effects import PROFILE_FIELDS, profile_initial, profile_version, save_profile
 from tierplan.services.editors import EDITORS
+from tierplan.services.profiles import PROFILE_FIELDS, regime_name, save_profile
 from tierplan.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, user_of
 from tierplan.web.pages import redirect
 from tierplan.web.templating import form_page, path_for
@@ -131,40 +130,31 @@ async def edit_campaign(request: Request, campaign_id: int, campaign: CampaignDe
     return await _submit(request, session, campaign, editor, campaign_id, "Edit campaign", htmx, now)
 
 
-def _regime(session: Session, campaign_id: int, regime_id: int) -> Regime:
-    regime = session.get(Regime, regime_id)
-    if regime is None or regime.campaign_id != campaign_id:
-        raise NotFound(f"no regime {regime_id} in campaign {campaign_id}")
-    return regime
-
-
 @router.get("/campaigns/{campaign_id:id}/regimes/{regime_id:id}/profile", name="profile")
 def profile_form(request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep) -> Response:
-    regime = _regime(session, campaign_id, regime_id)
-    return _profile_page(request, campaign, regime, _profile_form(session, regime))
+    name = regime_name(session, campaign_id, regime_id)
+    return _profile_page(request, campaign, regime_id, name, profiles.profile_form(session, campaign_id, regime_id))
 
 
-def _profile_form(session: Session, regime: Regime) -> Form:
-    return Form(PROFILE_FIELDS, raw=profile_initial(session, regime), version=profile_version(session, regime))
-
-
-def _profile_page(request: Request, campaign: CampaignPublic, regime: Regime, form: Form, htmx: bool = False,
-                  status: int = 200) -> Response:
-    return form_page(request, campaign=campaign, form=form, title=f"Profile of {regime.name}", noun="profile",
-                     back=path_for(request.app, "regime", campaign_id=campaign.id, regime_id=regime.id), htmx=htmx, status=status)
+def _profile_page(request: Request, campaign: CampaignPublic, regime_id: int, name: str, form: Form,
+                  htmx: bool = False, status: int = 200) -> Response:
+    return form_page(request, campaign=campaign, form=form, title=f"Profile of {name}", noun="profile",
+                     back=path_for(request.app, "regime", campaign_id=campaign.id, regime_id=regime_id), htmx=htmx,
+                     status=status)
 
 
 @router.post("/campaigns/{campaign_id:id}/regimes/{regime_id:id}/profile", name="save_profile")
 async def save_profile_form(
     request: Request, campaign_id: int, campaign: CampaignDep, regime_id: int, session: SessionDep, htmx: IsHtmx, now: NowDep
 ) -> Response:
-    regime = _regime(session, campaign_id, regime_id)
+    name = regime_name(session, campaign_id, regime_id)
     data = await request.form()
     try:
-        save_profile(session, regime, data, now=now, by=user_of(request))
+        save_profile(session, campaign_id, regime_id, data, now=now, by=user_of(request))
     except FormInvalid as exc:
         form = Form.rejected(PROFILE_FIELDS, data, exc)
-        return _profile_page(request, campaign, regime, form, htmx, status=422)
+        return _profile_page(request, campaign, regime_id, name, form, htmx, status=422)
     except Stale:
-        return _profile_page(request, campaign, regime, Form.stale(_profile_form(session, regime), data), htmx, 409)
+        form = Form.stale(profiles.profile_form(session, campaign_id, regime_id), data)
+        return _profile_page(request, campaign, regime_id, name, form, htmx, 409)
     return redirect(path_for(request.app, "regime", campaign_id=campaign_id, regime_id=regime_id), htmx)
