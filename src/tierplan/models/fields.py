@@ -15,6 +15,7 @@ from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 from pydantic import AfterValidator, AllowInfNan, BaseModel, ConfigDict, ValidationError, create_model, field_validator
 from pydantic import Field as PydanticField
 from pydantic_core import ErrorDetails
+from sqlmodel import Field as SQLField
 
 from tierplan.models.errors import Conflicting, FormInvalid
 from tierplan.models.forms import Field
@@ -131,14 +132,16 @@ class Input(BaseModel):
 
 def field(title: str, *, help: str = "", widget: str = "", placeholder: str = "", show_for: Sequence[str] = (),
           labels: Mapping[str, str] | None = None, choices: Sequence[str] = (), **constraints: Any) -> Any:
-    """A model field with its form label (`title`), help text and constraints (pydantic's ge, gt, max_length...).
-    `choices`: the only values a text field takes, fixed by tierplan (a metric's name), not by the campaign's rows;
-    the document lists them."""
+    """A field with its form label (`title`), help text and constraints (pydantic's ge, gt, max_length...), and,
+    where a table stores it, its column (SQLModel's foreign_key, index, sa_type...): the one declaration the table
+    and its create, update and public models share. `choices`: the only values a text field takes, fixed by
+    tierplan (a metric's name), not by the campaign's rows; the document lists them."""
     extra: dict[str, Any] = {k: v for k, v in (("widget", widget), ("placeholder", placeholder),
                                                ("show_for", list(show_for)), ("enum", list(choices))) if v}
     if labels:
         extra["labels"] = dict(labels)
-    return PydanticField(title=title, description=help or None, json_schema_extra=extra or None, **constraints)
+    schema = {"json_schema_extra": extra} if extra else {}
+    return SQLField(title=title, description=help or None, schema_extra=schema, **constraints)
 
 
 def example(**values: Any) -> ConfigDict:
