@@ -1,4 +1,7 @@
-"""SQLModel tables. Every stored estimate or measurement carries its provenance."""
+"""SQLModel tables. Every stored estimate or measurement carries its provenance.
+
+A table that users edit derives from its XFields base in tierplan/models, where each field is declared once (type,
+bounds, label, help, column options); the table adds only its keys, its version and its constraints."""
 
 from __future__ import annotations
 
@@ -8,6 +11,16 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from tierplan.models.plan_rows import (
+    CampaignSettingsFields,
+    GateFields,
+    InterventionFields,
+    RegimeFields,
+    SloFields,
+    TierFields,
+)
+from tierplan.models.specs import HardwareSpecFields, ModelSpecFields
+
 PROVENANCE_CHECK = "{col} IN ('measured', 'imported', 'reported', 'assumed')"
 
 
@@ -15,24 +28,16 @@ def provenance_check(column: str, name: str) -> CheckConstraint:
     return CheckConstraint(PROVENANCE_CHECK.format(col=column), name=name)
 
 
-class Campaign(SQLModel, table=True):
+class Campaign(CampaignSettingsFields, table=True):
     __tablename__ = "campaign"
 
     id: int | None = Field(default=None, primary_key=True)
     version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
-    name: str = Field(max_length=200)
-    model: str = Field(default="", max_length=500)
-    hardware: str = Field(default="", max_length=1000)
-    gpu_count: int = 1
-    notes: str = ""
     created_at: datetime
-    seed: int = 20261202  # of the Monte Carlo: the same seed, the same numbers
-    samples: int = 10_000
-    apply_calibration: bool = False
     kernel_rules_version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves of its rules
 
 
-class HardwareSpec(SQLModel, table=True):
+class HardwareSpec(HardwareSpecFields, table=True):
     """The GPUs a campaign's decode step runs on (one row a campaign)."""
 
     __tablename__ = "hardware_spec"
@@ -41,21 +46,9 @@ class HardwareSpec(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", unique=True)
-    name: str = Field(max_length=200)
-    count: int  # GPUs one decode step spans
-    memory_gb: float
-    bandwidth_gb_s: float
-    tflops_bf16: float | None = None
-    tflops_fp8: float | None = None
-    tflops_fp4: float | None = None
-    sm_count: int | None = None
-    interconnect: str = ""
-    scaling_efficiency: float = 0.8
-    provenance: str = "reported"
-    sources: str = ""  # one "figure: where it comes from" a line
 
 
-class ModelSpec(SQLModel, table=True):
+class ModelSpec(ModelSpecFields, table=True):
     """The model's shape as the ceiling needs it (one row a campaign)."""
 
     __tablename__ = "model_spec"
@@ -64,22 +57,9 @@ class ModelSpec(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", unique=True)
-    name: str = Field(max_length=200)
-    total_params_b: float
-    active_params_b: float
-    layers: int
-    routed_experts: int = 0
-    experts_per_token: int = 0
-    shared_experts: int = 0
-    dense_bytes_per_weight: float = 2.0
-    expert_bytes_per_weight: float = 2.0
-    kv_bytes_per_token: float = 0.0
-    compute_dtype: str = "bf16"
-    provenance: str = "reported"
-    sources: str = ""
 
 
-class Regime(SQLModel, table=True):
+class Regime(RegimeFields, table=True):
     __tablename__ = "regime"
     __table_args__ = (
         UniqueConstraint("campaign_id", "name", name="uq_regime_campaign_name"),
@@ -90,15 +70,6 @@ class Regime(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
-    name: str = Field(max_length=100)
-    position: int = 0
-    concurrency: int
-    input_tokens: int
-    output_tokens: int
-    workload_provenance: str = "measured"  # of concurrency and token lengths
-    target_tok_s: float
-    target_provenance: str = "reported"
-    notes: str = ""
 
 
 class Measurement(SQLModel, table=True):
@@ -185,21 +156,16 @@ class ProfileShare(SQLModel, table=True):
     provenance: str = "assumed"
 
 
-class Tier(SQLModel, table=True):
+class Tier(TierFields, table=True):
     __tablename__ = "tier"
     __table_args__ = (UniqueConstraint("campaign_id", "key", name="uq_tier_campaign_key"),)
 
     id: int | None = Field(default=None, primary_key=True)
     version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
-    key: str = Field(max_length=20)
-    name: str = Field(max_length=200)
-    position: int = 0
-    description: str = ""
-    started_at: datetime | None = None
 
 
-class Intervention(SQLModel, table=True):
+class Intervention(InterventionFields, table=True):
     __tablename__ = "intervention"
     __table_args__ = (
         UniqueConstraint("campaign_id", "key", name="uq_intervention_campaign_key"),
@@ -209,19 +175,6 @@ class Intervention(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
-    tier_id: int | None = Field(default=None, foreign_key="tier.id", ondelete="SET NULL", index=True)
-    key: str = Field(max_length=20)
-    title: str = Field(max_length=300)
-    description: str = ""
-    links: str = ""  # one reference URL or citation a line
-    position: int = 0
-    effort_low_days: float
-    effort_likely_days: float
-    effort_high_days: float
-    effort_provenance: str = "assumed"
-    status: str = "proposed"
-    started_at: datetime | None = None
-    landed_at: datetime | None = None
 
 
 class Prerequisite(SQLModel, table=True):
@@ -273,7 +226,7 @@ class EffectRegime(SQLModel, table=True):
     regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", primary_key=True)
 
 
-class Gate(SQLModel, table=True):
+class Gate(GateFields, table=True):
     __tablename__ = "gate"
     __table_args__ = (
         CheckConstraint("comparator IN ('>=', '<=')", name="ck_gate_comparator"),
@@ -285,22 +238,9 @@ class Gate(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
-    tier_id: int = Field(foreign_key="tier.id", ondelete="CASCADE", index=True)
-    regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", index=True)
-    metric: str = Field(max_length=50)
-    comparator: str = ">="
-    threshold: float | None = None  # in the metric's unit
-    relative_pct: float | None = None  # change against the reference regime's runs before the tier started
-    reference_regime_id: int | None = Field(default=None, foreign_key="regime.id", ondelete="SET NULL")
-    aggregation: str = Field(default="newest", max_length=10)  # of the last `window` runs
-    window: int = 1
-    min_samples: int = 1
-    severity: str = Field(default="hard", max_length=10)
-    provenance: str = "assumed"
-    note: str = ""
 
 
-class Slo(SQLModel, table=True):
+class Slo(SloFields, table=True):
     """A service-level objective of the campaign: the capacity at SLO is the highest concurrency meeting all."""
 
     __tablename__ = "slo"
@@ -312,11 +252,6 @@ class Slo(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
-    metric: str = Field(max_length=50)
-    comparator: str = "<="
-    threshold: float
-    provenance: str = "reported"
-    note: str = ""
 
 
 class ImportRecord(SQLModel, table=True):

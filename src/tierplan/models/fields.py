@@ -16,6 +16,7 @@ from pydantic import AfterValidator, AllowInfNan, BaseModel, ConfigDict, Validat
 from pydantic import Field as PydanticField
 from pydantic_core import ErrorDetails
 from sqlmodel import Field as SQLField
+from sqlmodel._compat import SQLModelConfig
 
 from tierplan.models.errors import Conflicting, FormInvalid
 from tierplan.models.forms import Field
@@ -144,9 +145,10 @@ def field(title: str, *, help: str = "", widget: str = "", placeholder: str = ""
     return SQLField(title=title, description=help or None, schema_extra=schema, **constraints)
 
 
-def example(**values: Any) -> ConfigDict:
-    """A model's example body, as /docs shows it (tests/web/test_api_examples.py checks each one validates)."""
-    return ConfigDict(json_schema_extra=described([values]))
+def example(**values: Any) -> SQLModelConfig:
+    """A model's example body, as /docs shows it (tests/web/test_api_examples.py checks each one validates); a
+    config that suits a plain model and one with a table's fields."""
+    return SQLModelConfig(json_schema_extra=described([values]))
 
 
 def update_model(create: type[BaseModel], name: str, changes: dict[str, Any]) -> type[BaseModel]:

@@ -31,6 +31,7 @@ from tierplan.db.tables import (
     pk,
 )
 from tierplan.models.plan_rows import CampaignPublic
+from tierplan.planning.model import Comparator, Provenance, Status
 from tierplan.services.presets import GPU_PRESETS, MODEL_PRESETS
 from tierplan.services.records import public
 from tierplan.services.snapshots import keep_snapshot
@@ -138,12 +139,13 @@ def _effect_estimates(values: Any) -> tuple[int | None, dict[str, tuple[float, f
 def _specs(campaign_id: int) -> list[SQLModel]:
     gpu, model = GPU_PRESETS["rtx-pro-6000"], MODEL_PRESETS["deepseek-v4-flash"]
     hardware = HardwareSpec(
-        campaign_id=campaign_id, name=gpu.name, count=DECODE_GPUS, scaling_efficiency=0.8, provenance="reported",
+        campaign_id=campaign_id, name=gpu.name, count=DECODE_GPUS, scaling_efficiency=0.8,
+        provenance=Provenance.REPORTED,
         sources=gpu.sources() + "\ncount: DOMAIN.md, 8 GPUs split prefill / decode across two NUMA domains: "
         "decode spans 4\nscaling_efficiency: assumed, 0.8 of 4x one GPU's bandwidth (PCIe, no NVLink)",
         **gpu.values(),
     )
-    return [hardware, ModelSpec(campaign_id=campaign_id, name=model.name, provenance="reported",
+    return [hardware, ModelSpec(campaign_id=campaign_id, name=model.name, provenance=Provenance.REPORTED,
                                 sources=model.sources(), **model.values())]
 
 
@@ -171,8 +173,8 @@ def load_demo(session: Session, *, now: datetime) -> CampaignPublic:
     for position, (name, concurrency, baseline) in enumerate(REGIMES):
         regime = Regime(
             campaign_id=pk(campaign), name=name, position=position, concurrency=concurrency,
-            input_tokens=1024, output_tokens=256, workload_provenance="assumed",
-            target_tok_s=TARGET_TOK_S, target_provenance="reported",
+            input_tokens=1024, output_tokens=256, workload_provenance=Provenance.ASSUMED,
+            target_tok_s=TARGET_TOK_S, target_provenance=Provenance.REPORTED,
             notes="DOMAIN.md gives the concurrency; the input and output lengths are assumed.",
         )
         session.add(regime)
@@ -203,7 +205,7 @@ def load_demo(session: Session, *, now: datetime) -> CampaignPublic:
             campaign_id=pk(campaign), tier_id=pk(tiers[tier_key]), key=key, title=title,
             description=description, links=links, position=position,
             effort_low_days=effort[0], effort_likely_days=effort[1], effort_high_days=effort[2],
-            effort_provenance=effort_prov, status=status,
+            effort_provenance=Provenance(effort_prov), status=Status(status),
             started_at=TIER_A_STARTED_AT if status == "in progress" else None,
         )
         session.add(intervention)
@@ -224,7 +226,7 @@ def load_demo(session: Session, *, now: datetime) -> CampaignPublic:
     for tier_key, regime_name, metric, comparator, threshold, provenance in GATES:
         session.add(Gate(
             tier_id=pk(tiers[tier_key]), regime_id=pk(regimes[regime_name]), metric=metric,
-            comparator=comparator, threshold=threshold, provenance=provenance,
+            comparator=Comparator(comparator), threshold=threshold, provenance=Provenance(provenance),
         ))
     session.flush()
     history.rebuild(session, [pk(r) for r in regimes.values()])

@@ -67,7 +67,8 @@ def confirm_import(
         regimes = {r.name: r for r in repo.regimes_of(session, campaign_id=campaign_id)}
         for added in preview.new_regimes:
             if added["name"] not in regimes:
-                regime = Regime(campaign_id=campaign_id, workload_provenance="assumed", target_provenance="assumed",
+                regime = Regime(campaign_id=campaign_id, workload_provenance=core.Provenance.ASSUMED,
+                                target_provenance=core.Provenance.ASSUMED,
                                 notes=f"added by the import of {', '.join(f.name for f in preview.files)}"[:2000],
                                 **added)
                 session.add(regime)
