@@ -11,6 +11,8 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from tierplan.models.effects import EffectHead, EffectTail
+from tierplan.models.measurements import MeasurementFields
 from tierplan.models.plan_rows import (
     CampaignSettingsFields,
     GateFields,
@@ -72,7 +74,7 @@ class Regime(RegimeFields, table=True):
     campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
 
 
-class Measurement(SQLModel, table=True):
+class Measurement(MeasurementFields, table=True):
     """One measured value; rows are only ever added (a correction retracts, never deletes), so the history is kept."""
 
     __tablename__ = "measurement"
@@ -90,20 +92,7 @@ class Measurement(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE")
-    metric: str = Field(max_length=50)
-    value: float
-    unit: str = Field(max_length=20)
-    measured_at: datetime
-    provenance: str = "measured"
-    source: str = Field(default="form", max_length=300)
-    note: str = ""
     import_id: int | None = Field(default=None, foreign_key="import_record.id", ondelete="CASCADE", index=True)
-    kind: str = Field(default="baseline", max_length=20)  # a baseline starts projections; a gate check does not
-    confirmed: str = ""  # the warnings the user confirmed when recording it, if any
-    retracted_at: datetime | None = None
-    retracted_by: str = Field(default="", max_length=200)
-    retraction_reason: str = ""
-    recorded_by: str = Field(default="", max_length=100, sa_column_kwargs={"server_default": ""})  # "": single-user
     # the ids of the interventions it includes, sorted, comma-separated ("" for none): its state, which the reads
     # of one state's runs find through an index; written with the measurement_include rows it repeats
     includes_key: str = Field(default="", sa_type=Text, sa_column_kwargs={"server_default": ""})
@@ -186,7 +175,7 @@ class Prerequisite(SQLModel, table=True):
     requires_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", primary_key=True)
 
 
-class Effect(SQLModel, table=True):
+class Effect(EffectHead, EffectTail, table=True):
     """What an intervention buys, of one kind (the core's registry, tierplan/planning/effect_kinds.py, says what
     each kind does); its three-point inputs are rows of effect_estimate, its regimes rows of effect_regime."""
 
@@ -195,13 +184,6 @@ class Effect(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
-    intervention_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", index=True)
-    kind: str = "bucket"  # an EffectKind value, checked where the row is written (the form, the backup)
-    bucket: str | None = Field(default=None, max_length=100)
-    draft_tokens: int | None = None  # speculative decoding
-    acceptance_per_position: str = ""  # comma-separated, as vLLM reports them
-    provenance: str = "assumed"
-    note: str = ""
 
 
 class EffectEstimate(SQLModel, table=True):

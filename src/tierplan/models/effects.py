@@ -7,9 +7,10 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, create_model
+from sqlmodel import AutoString, SQLModel
 
 from tierplan.models.fields import Input, Int, Number, example, field, update_model
-from tierplan.models.plan_rows import Public, Versioned, provenance
+from tierplan.models.plan_rows import Public, Versioned, provenance, text
 from tierplan.planning.effect_kinds import KINDS
 from tierplan.planning.model import EffectKind, Provenance
 from tierplan.text.effect_kinds import ESTIMATES, KIND_TEXTS
@@ -48,11 +49,11 @@ _ON_BUCKET = tuple(kind.value for kind, rule in KINDS.items() if rule.on_bucket)
 _SPEC = tuple(kind.value for kind, rule in KINDS.items() if rule.tokens)  # speculative decoding's own fields
 
 
-class _EffectHead(Input):
-    """The fields an effect of any kind has, before its estimates."""
+class EffectHead(SQLModel):
+    """The fields an effect of any kind has, before its estimates (the effect table's columns with EffectTail)."""
 
-    intervention_id: int = field("Intervention")
-    kind: EffectKind = field("Kind", default=EffectKind.BUCKET, labels=KIND_LABELS)
+    intervention_id: int = field("Intervention", foreign_key="intervention.id", ondelete="CASCADE", index=True)
+    kind: EffectKind = field("Kind", default=EffectKind.BUCKET, labels=KIND_LABELS, sa_type=AutoString)
     bucket: str | None = field(
         "Bucket", default=None, max_length=100, placeholder="attention", show_for=_ON_BUCKET,
         help="bucket speedup: the profile bucket it makes faster; time saved: the bucket it comes off "
@@ -60,24 +61,30 @@ class _EffectHead(Input):
     draft_tokens: Int | None = field("Draft length g", default=None, ge=1, show_for=_SPEC)
 
 
-# the estimates' fields, generated: a new input is an entry of ESTIMATES, not three fields here
-_WithEstimates: Any = create_model("EffectEstimates", __base__=_EffectHead, **_estimate_fields())
+class EffectTail(SQLModel):
+    """The fields an effect of any kind has, after its estimates."""
+
+    acceptance_per_position: str = text(
+        "Per-position acceptance", max_length=500, placeholder="0.82, 0.61, 0.43", show_for=_SPEC,
+        help="instead of one rate: vLLM's spec_decode_per_position_acceptance_rates, one a draft position")
+    provenance: Provenance = provenance("Estimate comes from", Provenance.ASSUMED)
+    note: str = text("Note", max_length=2000)
 
 
-class EffectCreate(_WithEstimates):  # type: ignore[misc]
+# the estimates' fields, generated: a new input is an entry of ESTIMATES, not three fields here (each estimate is
+# stored as a row of effect_estimate)
+_WithEstimates: Any = create_model("EffectEstimates", __base__=EffectHead, **_estimate_fields())
+
+
+class EffectCreate(EffectTail, _WithEstimates, Input):  # type: ignore[misc]
     """One effect of an intervention; which three-point inputs it needs depends on its kind (the core's registry
     says which: KIND_INPUTS; ESTIMATES says how each is asked)."""
 
     model_config = example(intervention_id=3, kind="bucket", bucket="attention", speedup_low=2.0, speedup_likely=2.5,
                            speedup_high=3.0, provenance="reported", note="bounded 2-3x on the kernel")
 
-    acceptance_per_position: str = field(
-        "Per-position acceptance", default="", max_length=500, placeholder="0.82, 0.61, 0.43", show_for=_SPEC,
-        help="instead of one rate: vLLM's spec_decode_per_position_acceptance_rates, one a draft position")
     regime_ids: list[int] = field("Regimes", default_factory=list,
                                   help="none chosen: every regime (not for whole-step or time-saved effects)")
-    provenance: Provenance = provenance("Estimate comes from", Provenance.ASSUMED)
-    note: str = field("Note", default="", max_length=2000)
 
 
 EffectUpdate = update_model(EffectCreate, "EffectUpdate", {"speedup_likely": 2.2, "provenance": "measured"})

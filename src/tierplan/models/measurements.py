@@ -6,6 +6,8 @@ from datetime import date, datetime
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+from sqlmodel import Field as SQLField
+from sqlmodel import SQLModel
 
 from tierplan.models.fields import Input, Int, Number, UtcDatetime, example, field
 from tierplan.planning.metrics import METRICS
@@ -37,25 +39,31 @@ class MeasurementCreate(Input):
                           help="record values the checks flag as unlikely")
 
 
-class MeasurementPublic(BaseModel):
+class MeasurementFields(SQLModel):
+    """What a stored measurement holds, declared once: the measurement table derives from it (adding its keys, the
+    state it was taken in and its indexes), and so does MeasurementPublic."""
+
+    metric: str = SQLField(max_length=50)
+    value: float
+    unit: str = SQLField(max_length=20)
+    measured_at: datetime
+    provenance: str = "measured"
+    source: str = SQLField(default="form", max_length=300)
+    note: str = ""
+    kind: str = SQLField(default="baseline", max_length=20)  # a baseline starts projections; a gate check does not
+    confirmed: str = ""  # the warnings the user confirmed when recording it, if any
+    retracted_at: datetime | None = None
+    retracted_by: str = SQLField(default="", max_length=200)
+    retraction_reason: str = ""
+    recorded_by: str = SQLField(default="", max_length=100, sa_column_kwargs={"server_default": ""})  # "": one user
+
+
+class MeasurementPublic(MeasurementFields):
     """A stored measurement, with the keys of the interventions it includes and its retraction, if any."""
 
     id: int
     regime: str
-    metric: str
-    value: float
-    unit: str
-    measured_at: datetime
-    provenance: str
-    source: str
-    note: str
-    kind: str
     includes: list[str]
-    confirmed: str = ""  # the warnings the user confirmed when recording it
-    recorded_by: str = ""  # the logged-in user who recorded it ("" in single-user mode)
-    retracted_at: datetime | None
-    retracted_by: str
-    retraction_reason: str
 
 
 class HistoryQuery(Input):

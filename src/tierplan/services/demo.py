@@ -31,7 +31,7 @@ from tierplan.db.tables import (
     pk,
 )
 from tierplan.models.plan_rows import CampaignPublic
-from tierplan.planning.model import Comparator, Provenance, Status
+from tierplan.planning.model import Comparator, EffectKind, Provenance, Status
 from tierplan.services.presets import GPU_PRESETS, MODEL_PRESETS
 from tierplan.services.records import public
 from tierplan.services.snapshots import keep_snapshot
@@ -212,8 +212,8 @@ def load_demo(session: Session, *, now: datetime) -> CampaignPublic:
         session.flush()
         for kind, effect_bucket, values, names, provenance, note in effects:
             draft_tokens, estimates = _effect_estimates(values)
-            effect = Effect(intervention_id=pk(intervention), kind=kind, bucket=effect_bucket, provenance=provenance,
-                            note=note, draft_tokens=draft_tokens)
+            effect = Effect(intervention_id=pk(intervention), kind=EffectKind(kind), bucket=effect_bucket,
+                            provenance=Provenance(provenance), note=note, draft_tokens=draft_tokens)
             session.add(effect)
             session.flush()
             replace_effect_estimates(session, effect_id=pk(effect), estimates=estimates)
