@@ -11,10 +11,10 @@ from datetime import datetime
 from sqlalchemy import CheckConstraint, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from tierplan.models.effects import EffectHead, EffectTail
+from tierplan.models.effects import EffectHead, EffectTail, ProfileFields
 from tierplan.models.measurements import MeasurementFields
 from tierplan.models.plan_rows import (
-    CampaignSettingsFields,
+    CampaignRecordFields,
     GateFields,
     InterventionFields,
     RegimeFields,
@@ -30,12 +30,11 @@ def provenance_check(column: str, name: str) -> CheckConstraint:
     return CheckConstraint(PROVENANCE_CHECK.format(col=column), name=name)
 
 
-class Campaign(CampaignSettingsFields, table=True):
+class Campaign(CampaignRecordFields, table=True):
     __tablename__ = "campaign"
 
     id: int | None = Field(default=None, primary_key=True)
     version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
-    created_at: datetime
     kernel_rules_version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves of its rules
 
 
@@ -107,28 +106,14 @@ class MeasurementInclude(SQLModel, table=True):
     intervention_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", primary_key=True, index=True)
 
 
-class Profile(SQLModel, table=True):
+class Profile(ProfileFields, table=True):
     """A split of one regime's step time; the newest profile of a regime is the one planned on."""
 
     __tablename__ = "profile"
 
     id: int | None = Field(default=None, primary_key=True)
     regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", index=True)
-    source: str = Field(default="form", max_length=300)
-    created_at: datetime
     import_id: int | None = Field(default=None, foreign_key="import_record.id", ondelete="CASCADE", index=True)
-    # what one step launches, when a trace gave it (the launch model needs all of the first four)
-    step_ms: float | None = None  # the measured step the shares are of
-    gpu_items: float | None = None  # kernels, memcpys and memsets a step
-    host_launches: float | None = None  # launch calls a step
-    gpu_gap_us: float | None = None  # GPU time before each item
-    gap_measured: bool = False  # measured between queued items, else the prior
-    host_fixed_ms: float = 0.0  # host time a step that is not per launch (assumed)
-    gpu_busy_ms: float | None = None  # a decode step's GPU time in the trace
-    trace_idle_ms: float | None = None  # a decode step's GPU idle time in the trace (profiler-inflated)
-    steps: int | None = None  # decode steps counted
-    passes: str = ""  # how the trace was split, and what was left out
-    device: str = Field(default="", max_length=200)
 
 
 class ProfileShare(SQLModel, table=True):

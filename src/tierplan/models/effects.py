@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, create_model
 from sqlmodel import AutoString, SQLModel
+from sqlmodel import Field as SQLField
 
 from tierplan.models.fields import Input, Int, Number, example, field, update_model
 from tierplan.models.plan_rows import Public, Versioned, provenance, text
@@ -113,18 +114,30 @@ class ShareOut(BaseModel):
     provenance: Provenance
 
 
-class ProfilePublic(Public):
+class ProfileFields(SQLModel):
+    """What a stored profile holds, declared once: the profile table derives from it (adding its keys) and so does
+    ProfilePublic. What one step launches is there when a trace gave it (the launch model needs all of the first
+    four)."""
+
+    source: str = SQLField(default="form", max_length=300)
+    created_at: datetime
+    step_ms: float | None = None  # the measured step the shares are of
+    gpu_items: float | None = None  # kernels, memcpys and memsets a step
+    host_launches: float | None = None  # launch calls a step
+    gpu_gap_us: float | None = None  # GPU time before each item
+    gap_measured: bool = False  # measured between queued items, else the prior
+    host_fixed_ms: float = 0.0  # host time a step that is not per launch (assumed)
+    gpu_busy_ms: float | None = None  # a decode step's GPU time in the trace
+    trace_idle_ms: float | None = None  # a decode step's GPU idle time in the trace (profiler-inflated)
+    steps: int | None = None  # decode steps counted
+    passes: str = ""  # how the trace was split, and what was left out
+    device: str = SQLField(default="", max_length=200)
+
+
+class ProfilePublic(ProfileFields, Public):
     """A regime's profile: the share of step time each bucket takes, and what one step launches when a trace
     gave it (the launch model needs step_ms, gpu_items, host_launches and gpu_gap_us)."""
 
     id: int
     regime: str
-    source: str
-    created_at: datetime
     shares: list[ShareOut]
-    step_ms: float | None = None
-    gpu_items: float | None = None
-    host_launches: float | None = None
-    gpu_gap_us: float | None = None
-    gap_measured: bool = False
-    host_fixed_ms: float = 0.0

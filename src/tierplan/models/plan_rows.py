@@ -65,6 +65,10 @@ class CampaignSettingsFields(CampaignFields):
         help="scale pending gains by the share realised so far (unticked: project with the estimates as entered)")
 
 
+class CampaignRecordFields(CampaignSettingsFields):
+    created_at: UtcDatetime = field("Created at (UTC)")
+
+
 class CampaignCreate(CampaignFields, Input):
     """A campaign: one model on one set of GPUs, with its regimes, tiers and interventions."""
 
@@ -80,9 +84,8 @@ class CampaignSettings(CampaignSettingsFields, CampaignCreate):
 CampaignUpdate = update_model(CampaignSettings, "CampaignUpdate", {"samples": 20_000, "apply_calibration": True})
 
 
-class CampaignPublic(CampaignSettings, Versioned):
+class CampaignPublic(CampaignSettings, CampaignRecordFields, Versioned):
     id: int
-    created_at: UtcDatetime
 
 
 class RegimeFields(SQLModel):
