@@ -114,3 +114,25 @@ def test_measured_changes_that_miss_widen_the_model_error_and_hits_narrow_it():
     assert missed.error_scale == pytest.approx(math.sqrt((4 + (math.log(0.6) / (0.25 * math.log(2))) ** 2) / 5))
     assert missed.error_scale > 1 > hit.error_scale
     assert hit.error_scale == pytest.approx(math.sqrt(4 / 5))
+
+
+def test_one_outlier_pair_moves_the_bands_by_a_bounded_factor_and_is_named():
+    """A gate check from another setup marked as including A1: 100x measured where 2x was predicted."""
+    regime = make_regime()
+    a1 = make_intervention("A1", step_effect(2.0, "batch 1"))
+    summary = calibrate(make_campaign([regime], [a1], measurements=(
+        make_measurement(10, datetime(2026, 11, 1)), make_measurement(1000, datetime(2026, 11, 5), includes={"A1"}))))
+    point = summary.points[0]
+    assert point.z == pytest.approx(math.log(50) / (0.25 * math.log(2)))  # about 22.6 sigma
+    assert point.outlier and summary.error_scale == pytest.approx(math.sqrt((4 + 3**2) / 5))  # 1.61x, not 10x
+    assert point.moves_scale == pytest.approx(summary.error_scale)  # without it the priors stay as stated
+    assert summary.realised == pytest.approx(3.0)  # bounded: not 664% of the predicted log-gain
+
+
+def test_without_an_outlier_the_realised_share_is_measured_over_predicted_log_gain():
+    regime = make_regime()
+    a1 = make_intervention("A1", step_effect(2.0, "batch 1"))
+    summary = calibrate(make_campaign([regime], [a1], measurements=(
+        make_measurement(10, datetime(2026, 11, 1)), make_measurement(15, datetime(2026, 11, 5), includes={"A1"}))))
+    assert summary.realised == pytest.approx(math.log(1.5) / math.log(2))
+    assert not summary.points[0].outlier

@@ -242,11 +242,13 @@ def _analysis_sections(plan: PlanReport) -> list[str]:
     if plan.calibration and plan.calibration.rows:
         lines += ["## Calibration", ""]
         lines += table(
-            ["Intervention", "Regime", "Predicted", "Measured", "Measured / predicted", "Evidence"],
-            [[c["key"], c["regime"], c["predicted"], c["measured"], c["bias"], c["evidence"] or "—"]
+            ["Intervention", "Regime", "Predicted", "Measured", "Measured / predicted", "Moves the bands", "Evidence"],
+            [[c["key"], c["regime"], c["predicted"], c["measured"], c["bias"], c["moves"], c["evidence"] or "—"]
              for c in plan.calibration.rows],
         )
         lines.append("")
+        if plan.calibration.outlier_text:
+            lines += [f"Bounded: {inline(plan.calibration.outlier_text)}.", ""]
         if plan.calibration.available:
             applied = "applied to the projections" if plan.calibration.applied else "not applied to the projections"
             lines += [f"Running bias: {plan.calibration.bias_text}, {plan.calibration.realised_text}; {applied}.", ""]

@@ -7,21 +7,28 @@ predicted gain is what their likely effects do to the regime's profile on their 
 gain is the newer value over the older. Per regime and set of interventions the newest pair counts.
 The bias is measured / predicted (geometric mean over the pairs); the realised share is the measured
 log-gain over the predicted log-gain, which is what applying the bias to the remaining projections
-scales each effect's log-speedup by. The same pairs set the scale of the model-error priors.
+scales each effect's log-speedup by: each pair's share bounded to REALISED_RANGE and weighted by its
+predicted log-gain, so a pair that predicted almost nothing cannot swing it by thousands of percent.
+The same pairs set the scale of the model-error priors (model_error.py: each pair bounded too), and
+each point says how far it moves that scale on its own (the scale with it over the scale without it).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tierplan.planning.effects import apply_effect, magnitude, point_draw
 from tierplan.planning.metrics import THROUGHPUT_METRIC
 from tierplan.planning.model import Campaign, Intervention, Measurement, Regime, need
-from tierplan.planning.model_error import scale_from, sigma
+from tierplan.planning.model_error import Z_CAP, scale_from, sigma
 from tierplan.planning.projection import ALREADY_IN_BASELINE, context_of, plan_order
 from tierplan.planning.step import start_state
+
+# a pair's realised share of its predicted log-gain, as the summary counts it: from a change that undid twice
+# what it promised to one that did three times as much (beyond that, the pair is more likely wrong than the model)
+REALISED_RANGE = (-2.0, 3.0)
 
 
 @dataclass(frozen=True)
@@ -34,10 +41,23 @@ class CalibrationPoint:
     after: Measurement | None
     reason: str  # why there is no measured gain yet, or ""
     predicted_sigma: float = 0.0  # the model error of the prediction, on ln(gain)
+    moves_scale: float = 1.0  # the model-error scale with this point over the scale without it
 
     @property
     def bias(self) -> float | None:
         return None if self.measured_gain is None else self.measured_gain / self.predicted_gain
+
+    @property
+    def z(self) -> float | None:
+        """How many of its prediction's standard deviations the measured change missed by."""
+        if self.bias is None or self.predicted_sigma <= 0:
+            return None
+        return math.log(self.bias) / self.predicted_sigma
+
+    @property
+    def outlier(self) -> bool:
+        """A miss calibration bounds (model_error.Z_CAP): more likely two setups than a model that far off."""
+        return self.z is not None and abs(self.z) > Z_CAP
 
 
 @dataclass(frozen=True)
@@ -67,12 +87,29 @@ def calibrate(campaign: Campaign) -> CalibrationSummary:
         return CalibrationSummary(tuple(points), None, None)
     biases = [need(p.bias, "the measured gain") for p in measured]
     bias = math.exp(sum(math.log(b) for b in biases) / len(measured))
-    predicted_log = sum(math.log(p.predicted_gain) for p in measured)
-    realised = (sum(math.log(need(p.measured_gain, "the measured gain")) for p in measured) / predicted_log
-                if predicted_log else None)
-    z = [math.log(b) / p.predicted_sigma for b, p in zip(biases, measured, strict=True) if p.predicted_sigma > 0]
+    z = [need(p.z, "the miss") for p in measured if p.z is not None]
     scale, used = scale_from(z)
-    return CalibrationSummary(tuple(points), bias, realised, scale, used)
+    points = [_with_influence(p, z, scale) if p.z is not None else p for p in points]
+    return CalibrationSummary(tuple(points), bias, realised_share(measured), scale, used)
+
+
+def realised_share(measured: list[CalibrationPoint]) -> float | None:
+    """The share of the predicted log-gain the measured changes realised: each pair's share bounded to
+    REALISED_RANGE, weighted by its predicted log-gain (with no pair bounded: measured over predicted log-gain)."""
+    weights = [abs(math.log(p.predicted_gain)) for p in measured]
+    if not sum(weights):
+        return None
+    low, high = REALISED_RANGE
+    shares = [max(low, min(high, math.log(need(p.measured_gain, "the measured gain")) / math.log(p.predicted_gain)))
+              for p in measured]
+    return sum(w * s for w, s in zip(weights, shares, strict=True)) / sum(weights)
+
+
+def _with_influence(point: CalibrationPoint, z_scores: list[float], scale: float) -> CalibrationPoint:
+    """The point with how far it moves the model-error scale: the scale over the scale without its miss."""
+    others = list(z_scores)
+    others.remove(need(point.z, "the miss"))
+    return replace(point, moves_scale=scale / scale_from(others)[0])
 
 
 def predicted_gain(interventions: Iterable[Intervention], regime: Regime, campaign: Campaign) -> tuple[float, float]:

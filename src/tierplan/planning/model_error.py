@@ -28,6 +28,10 @@ Calibration: for each change the campaign measured (a baseline or gate check tha
 interventions an earlier one did not), z = ln(measured / predicted gain) / sigma of the prediction.
 The scale on every prior is sqrt((4 + sum z^2) / (4 + n)): the prior counts as four agreeing
 replays, so two landed changes that missed widen the bands and several that hit narrow them.
+Each z counts at most as a 3-sigma miss (Z_CAP, a Huber-style bound): a pair that misses by more is
+more likely two runs of different setups (another model, GPU or engine, a wrong "includes") than a
+model that far off, so one such pair can widen every band by at most sqrt((4 + 9) / 5) = 1.61x,
+and the plan names it instead of letting it set the bands.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from tierplan.planning.effect_kinds import rule_of
 from tierplan.planning.model import EffectKind
 
 PRIOR_WEIGHT = 4.0  # pseudo-observations the priors count as
+Z_CAP = 3.0  # a measured change counts at most as a miss of this many standard deviations
 
 
 def sigma(kind: EffectKind, scale: float = 1.0) -> float:
@@ -46,7 +51,13 @@ def sigma(kind: EffectKind, scale: float = 1.0) -> float:
     return rule_of(kind).prior_sigma * scale
 
 
+def bounded(z: float) -> float:
+    """A standardised miss as calibration counts it: at most Z_CAP in size."""
+    return max(-Z_CAP, min(Z_CAP, z))
+
+
 def scale_from(z_scores: Iterable[float]) -> tuple[float, int]:
-    """The factor on every prior from standardised residuals of measured changes, and how many there were."""
-    values = [z for z in z_scores if math.isfinite(z)]
+    """The factor on every prior from standardised residuals of measured changes (each bounded), and how many
+    there were."""
+    values = [bounded(z) for z in z_scores if math.isfinite(z)]
     return math.sqrt((PRIOR_WEIGHT + sum(z * z for z in values)) / (PRIOR_WEIGHT + len(values))), len(values)

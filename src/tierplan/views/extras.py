@@ -9,7 +9,10 @@ from typing import Any
 
 from markupsafe import Markup
 
+from tierplan.planning.calibration import CalibrationPoint
 from tierplan.planning.ceiling import Ceiling
+from tierplan.planning.model import need
+from tierplan.planning.model_error import Z_CAP
 from tierplan.planning.projection import RegimeProjection
 from tierplan.services.analysis import Analysis
 from tierplan.services.records import PlanRecord
@@ -65,6 +68,15 @@ class CalibrationView:
     applied: bool = False
     available: bool = False
     error_text: str = ""  # how the model-error priors stand after the campaign's own measured changes
+    outlier_text: str = ""  # the measured changes calibration bounds, and what to check
+
+
+def moves_text(point: CalibrationPoint) -> str:
+    """How far one measured change moves the model-error priors on its own: "1.61x wider", "—"."""
+    if point.z is None or abs(point.moves_scale - 1) < 0.005:
+        return "—"
+    return f"{fmt.factor(point.moves_scale)} wider" if point.moves_scale > 1 else \
+        f"{fmt.factor(1 / point.moves_scale)} narrower"
 
 
 def ceiling_texts(ceiling: Ceiling | None, projection: RegimeProjection) -> dict:
@@ -212,7 +224,14 @@ def calibration_view(analysis: Analysis) -> CalibrationView:
                 if point.before and point.after else point.reason
             ),
             "sigma": f"±{(math.exp(point.predicted_sigma) - 1) * 100:.0f}%" if point.predicted_sigma else "—",
+            "moves": moves_text(point),
         })
+    outliers = [p for p in summary.points if p.outlier]
+    if outliers:
+        view.outlier_text = (
+            "; ".join(f"{p.key} in {p.regime} missed by {abs(need(p.z, 'the miss')):.0f}σ" for p in outliers)
+            + f": each counted as a {Z_CAP:.0f}σ miss. Check that both runs are of the same setup (model, GPU, "
+              "engine) and that the newer one really includes the work; retract a run that does not belong")
     if summary.bias is not None:
         view.bias_text = f"measured / predicted {fmt.factor(summary.bias)}"
     if summary.realised is not None:
