@@ -1,6 +1,7 @@
 """Suggested order, overlaps, effort bands, what-if curves and calibration."""
 
 import math
+from dataclasses import replace
 from datetime import datetime
 
 import pytest
@@ -136,3 +137,16 @@ def test_without_an_outlier_the_realised_share_is_measured_over_predicted_log_ga
         make_measurement(10, datetime(2026, 11, 1)), make_measurement(15, datetime(2026, 11, 5), includes={"A1"}))))
     assert summary.realised == pytest.approx(math.log(1.5) / math.log(2))
     assert not summary.points[0].outlier
+
+
+def test_a_pair_with_a_run_recorded_over_a_warning_calibrates_nothing_and_says_why():
+    regime = make_regime()
+    a1 = make_intervention("A1", step_effect(2.0, "batch 1"))
+    flagged = replace(make_measurement(30, datetime(2026, 11, 5), includes={"A1"}),
+                      confirmed="the file's GPU (H100) is not the campaign's (RTX PRO 6000)")
+    summary = calibrate(make_campaign([regime], [a1], measurements=(make_measurement(10, datetime(2026, 11, 1)),
+                                                                    flagged)))
+    point = summary.points[0]
+    assert point.measured_gain is None and summary.bias is None and summary.error_points == 0
+    assert point.reason == "left out: the newer run was recorded over a warning (the file's GPU (H100) is not " \
+                           "the campaign's (RTX PRO 6000))"

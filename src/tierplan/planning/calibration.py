@@ -79,8 +79,10 @@ def calibrate(campaign: Campaign) -> CalibrationSummary:
             changed = [k for k in order if k in after.includes - before.includes]
             changed += sorted(k for k in after.includes - before.includes if k not in order)
             predicted, spread = predicted_gain([by_key[k] for k in changed if k in by_key], regime, campaign)
-            points.append(CalibrationPoint(", ".join(changed), regime.name, predicted, after.value / before.value,
-                                           before, after, "", spread))
+            flagged = _flagged(before, after)
+            points.append(CalibrationPoint(", ".join(changed), regime.name, predicted,
+                                           None if flagged else after.value / before.value, before, after, flagged,
+                                           spread))
     points += _waiting(campaign)
     measured = [p for p in points if p.measured_gain is not None and abs(p.predicted_gain - 1) > 1e-9]
     if not measured:
@@ -110,6 +112,15 @@ def _with_influence(point: CalibrationPoint, z_scores: list[float], scale: float
     others = list(z_scores)
     others.remove(need(point.z, "the miss"))
     return replace(point, moves_scale=scale / scale_from(others)[0])
+
+
+def _flagged(before: Measurement, after: Measurement) -> str:
+    """Why a measured change is left out of calibration: one of its runs was recorded over a warning of its checks
+    (another setup, a value out of line); "" when both were clean."""
+    for role, run in (("newer", after), ("older", before)):
+        if run.confirmed:
+            return f"left out: the {role} run was recorded over a warning ({run.confirmed})"
+    return ""
 
 
 def predicted_gain(interventions: Iterable[Intervention], regime: Regime, campaign: Campaign) -> tuple[float, float]:

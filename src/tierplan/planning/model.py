@@ -274,6 +274,7 @@ class Measurement:
     kind: MeasurementKind = MeasurementKind.BASELINE
     includes: frozenset[str] = frozenset()  # interventions in place when it was taken
     ref: int | None = None  # the stored row's id, when it has one: how the pages point at it
+    confirmed: str = ""  # the warnings its checks raised that the user recorded it over (calibration leaves it out)
 
 
 @dataclass(frozen=True)

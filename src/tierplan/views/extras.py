@@ -218,11 +218,10 @@ def calibration_view(analysis: Analysis) -> CalibrationView:
             "predicted": fmt.factor(point.predicted_gain),
             "measured": fmt.factor(point.measured_gain) if point.measured_gain else "—",
             "bias": fmt.factor(point.bias) if point.bias else "—",
-            "evidence": (
+            "evidence": "; ".join(part for part in (
                 f"{fmt.digits(point.before.value)} → {fmt.tok_s(point.after.value)} "
                 f"({fmt.date(point.before.measured_at)} → {fmt.date(point.after.measured_at)})"
-                if point.before and point.after else point.reason
-            ),
+                if point.before and point.after else "", point.reason) if part),
             "sigma": f"±{(math.exp(point.predicted_sigma) - 1) * 100:.0f}%" if point.predicted_sigma else "—",
             "moves": moves_text(point),
         })
