@@ -26,6 +26,7 @@ from tierplan.web import (
     api_imports,
     api_rows,
     auth,
+    calibration_pages,
     editor_pages,
     history_pages,
     import_pages,
@@ -82,6 +83,7 @@ def create_app(settings: Settings | None = None, clock=utc_now) -> FastAPI:
     app.include_router(spec_pages.router)
     app.include_router(import_pages.router)
     app.include_router(history_pages.router)
+    app.include_router(calibration_pages.router)
     app.include_router(inline_pages.router)
     app.include_router(editor_pages.router)
     app.include_router(auth.router)

@@ -8,7 +8,7 @@ import pytest
 
 from tests.factories import bucket_effect, make_campaign, make_intervention, make_measurement, make_regime, step_effect
 from tierplan.planning.calibration import calibrate
-from tierplan.planning.model import Profile, Status, ThreePoint
+from tierplan.planning.model import EffectKind, Profile, Status, ThreePoint
 from tierplan.planning.tiering import effort_band, suggest_order
 from tierplan.planning.whatif import what_if
 
@@ -150,3 +150,17 @@ def test_a_pair_with_a_run_recorded_over_a_warning_calibrates_nothing_and_says_w
     assert point.measured_gain is None and summary.bias is None and summary.error_points == 0
     assert point.reason == "left out: the newer run was recorded over a warning (the file's GPU (H100) is not " \
                            "the campaign's (RTX PRO 6000))"
+
+
+def test_a_kind_with_three_measured_changes_of_its_own_gets_its_own_scale():
+    """Three step effects that each missed (predicted 2x, measured 1.2x) widen the whole-step prior on their own;
+    a bucket effect with no measured change keeps the campaign-wide scale."""
+    regime = make_regime()
+    keys = ("A1", "A2", "A3")
+    interventions = [make_intervention(k, step_effect(2.0, "batch 1")) for k in keys]
+    runs = [make_measurement(10 * 1.2**n, datetime(2026, 11, 1 + n), includes=set(keys[:n])) for n in range(4)]
+    summary = calibrate(make_campaign([regime], interventions, measurements=tuple(runs)))
+    z = math.log(0.6) / (0.25 * math.log(2))
+    assert [(kind, pairs) for kind, _, pairs in summary.kind_scales] == [(EffectKind.STEP, 3)]
+    assert summary.kind_scales[0][1] == pytest.approx(math.sqrt((4 + 3 * min(z * z, 9)) / 7))
+    assert all(p.kind is EffectKind.STEP for p in summary.points)

@@ -154,6 +154,41 @@ def test_a_run_recorded_over_a_warning_is_left_out_of_calibration_and_says_why(c
     assert [r["projections"] for r in after["regimes"]] == [r["projections"] for r in before["regimes"]]
 
 
+def test_the_team_leaves_a_run_out_of_calibration_with_a_reason_and_puts_it_back(client, demo_id):
+    stored = client.post(f"/api/campaigns/{demo_id}/measurements", json={
+        "regime": "batch 1", "metric": "output_tok_s", "value": 36.0, "includes": ["A1"],
+        "measured_at": "2026-11-26T10:00:00Z"})
+    run = stored.json()["id"]
+    assert plan_json(client, demo_id)["calibration_bias"] == pytest.approx(0.75)
+    left = client.post(f"/api/campaigns/{demo_id}/measurements/{run}/calibration",
+                       json={"reason": "run on the staging H100", "by": "ana"})
+    assert left.status_code == 200 and left.json()["left_out"].startswith("run on the staging H100 (ana, ")
+    assert plan_json(client, demo_id)["calibration_bias"] is None
+    assert "left out: the newer run, run on the staging H100 (ana, " in client.get(
+        f"/campaigns/{demo_id}/roadmap.md").text
+    assert client.post(f"/api/campaigns/{demo_id}/measurements/{run}/calibration",
+                       json={"reason": "", "by": "ana"}).json()["left_out"] == ""
+    assert plan_json(client, demo_id)["calibration_bias"] == pytest.approx(0.75)
+    assert client.post(f"/api/campaigns/{demo_id}/measurements/99999/calibration",
+                       json={"reason": "x", "by": "ana"}).status_code == 404
+
+
+def test_the_calibration_table_links_each_run_to_a_form_that_leaves_it_out(client, demo_id):
+    run = client.post(f"/api/campaigns/{demo_id}/measurements", json={
+        "regime": "batch 1", "metric": "output_tok_s", "value": 36.0, "includes": ["A1"],
+        "measured_at": "2026-11-26T10:00:00Z"}).json()["id"]
+    link = f"/campaigns/{demo_id}/measurements/{run}/calibration"
+    assert f'href="{link}">leave out…' in client.get(f"/campaigns/{demo_id}").text
+    form = client.get(link)
+    assert form.status_code == 200 and "Calibration counts it now" in form.text
+    refused = client.post(link, data={"reason": "x" * 600, "by": "ana"}, headers=HTMX)
+    assert refused.status_code == 422 and "at most 500" in refused.text
+    saved = client.post(link, data={"reason": "warm-up run", "by": "ana"}, headers=HTMX)
+    assert saved.status_code == 204 and saved.headers["HX-Redirect"].endswith("#fold-calibration")
+    page = client.get(f"/campaigns/{demo_id}").text
+    assert "left out: the newer run, warm-up run (ana, " in page and f'href="{link}">count it again' in page
+
+
 def test_the_specs_page_and_forms(client, demo_id):
     page = client.get(f"/campaigns/{demo_id}/specs")
     assert page.status_code == 200 and "NVIDIA RTX PRO 6000 Blackwell" in page.text and "1,792 GB/s" in page.text

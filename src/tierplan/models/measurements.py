@@ -56,6 +56,7 @@ class MeasurementFields(SQLModel):
     retracted_by: str = SQLField(default="", max_length=200)
     retraction_reason: str = ""
     recorded_by: str = SQLField(default="", max_length=100, sa_column_kwargs={"server_default": ""})  # "": one user
+    left_out: str = SQLField(default="", max_length=500, sa_column_kwargs={"server_default": ""})  # of calibration
 
 
 class MeasurementPublic(MeasurementFields):
@@ -138,6 +139,16 @@ class RetractionCreate(Input):
 
     reason: str = field("Why it is wrong", min_length=1, max_length=2000, widget="textarea",
                         placeholder="wrong unit, debug build, ...")
+    by: str = field("Your name", min_length=1, max_length=200)
+
+
+class LeaveOutCreate(Input):
+    """Why calibration should not count a run (it stays a baseline or gate check); blank puts it back."""
+
+    model_config = example(reason="run on the staging box (H100), not the campaign's GPUs", by="ana")
+
+    reason: str = field("Why calibration should leave it out", default="", max_length=500,
+                        placeholder="another GPU, a debug build, a warm-up run", help="blank: calibration counts it again")
     by: str = field("Your name", min_length=1, max_length=200)
 
 

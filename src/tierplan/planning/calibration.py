@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 
 from tierplan.planning.effects import apply_effect, magnitude, point_draw
 from tierplan.planning.metrics import THROUGHPUT_METRIC
-from tierplan.planning.model import Campaign, Intervention, Measurement, Regime, need
-from tierplan.planning.model_error import Z_CAP, scale_from, sigma
+from tierplan.planning.model import Campaign, EffectKind, Intervention, Measurement, Regime, need
+from tierplan.planning.model_error import MIN_KIND_PAIRS, Z_CAP, scale_from, sigma
 from tierplan.planning.projection import ALREADY_IN_BASELINE, context_of, plan_order
 from tierplan.planning.step import start_state
 
@@ -42,6 +42,7 @@ class CalibrationPoint:
     reason: str  # why there is no measured gain yet, or ""
     predicted_sigma: float = 0.0  # the model error of the prediction, on ln(gain)
     moves_scale: float = 1.0  # the model-error scale with this point over the scale without it
+    kind: EffectKind | None = None  # the kind of effect that carries most of the prediction's model error
 
     @property
     def bias(self) -> float | None:
@@ -67,6 +68,7 @@ class CalibrationSummary:
     realised: float | None  # sum of measured log-gains / sum of predicted log-gains
     error_scale: float = 1.0  # on the model-error priors
     error_points: int = 0  # how many measured changes set it
+    kind_scales: tuple[tuple[EffectKind, float, int], ...] = ()  # a kind's own scale and its pairs, where enough
 
 
 def calibrate(campaign: Campaign) -> CalibrationSummary:
@@ -78,11 +80,11 @@ def calibrate(campaign: Campaign) -> CalibrationSummary:
         for before, after in _pairs(campaign, regime.name):
             changed = [k for k in order if k in after.includes - before.includes]
             changed += sorted(k for k in after.includes - before.includes if k not in order)
-            predicted, spread = predicted_gain([by_key[k] for k in changed if k in by_key], regime, campaign)
+            predicted, spread, kind = _prediction([by_key[k] for k in changed if k in by_key], regime, campaign)
             flagged = _flagged(before, after)
             points.append(CalibrationPoint(", ".join(changed), regime.name, predicted,
                                            None if flagged else after.value / before.value, before, after, flagged,
-                                           spread))
+                                           spread, kind=kind))
     points += _waiting(campaign)
     measured = [p for p in points if p.measured_gain is not None and abs(p.predicted_gain - 1) > 1e-9]
     if not measured:
@@ -92,7 +94,16 @@ def calibrate(campaign: Campaign) -> CalibrationSummary:
     z = [need(p.z, "the miss") for p in measured if p.z is not None]
     scale, used = scale_from(z)
     points = [_with_influence(p, z, scale) if p.z is not None else p for p in points]
-    return CalibrationSummary(tuple(points), bias, realised_share(measured), scale, used)
+    return CalibrationSummary(tuple(points), bias, realised_share(measured), scale, used, kind_scales(measured))
+
+
+def kind_scales(measured: list[CalibrationPoint]) -> tuple[tuple[EffectKind, float, int], ...]:
+    """Each kind's own model-error scale, from the measured changes it carries most of (MIN_KIND_PAIRS at least)."""
+    by_kind: dict[EffectKind, list[float]] = {}
+    for point in measured:
+        if point.z is not None and point.kind is not None:
+            by_kind.setdefault(point.kind, []).append(point.z)
+    return tuple((kind, *scale_from(z)) for kind, z in by_kind.items() if len(z) >= MIN_KIND_PAIRS)
 
 
 def realised_share(measured: list[CalibrationPoint]) -> float | None:
@@ -115,8 +126,11 @@ def _with_influence(point: CalibrationPoint, z_scores: list[float], scale: float
 
 
 def _flagged(before: Measurement, after: Measurement) -> str:
-    """Why a measured change is left out of calibration: one of its runs was recorded over a warning of its checks
-    (another setup, a value out of line); "" when both were clean."""
+    """Why a measured change is left out of calibration: the team left one of its runs out, or one was recorded
+    over a warning of its checks (another setup, a value out of line); "" when both count."""
+    for role, run in (("newer", after), ("older", before)):
+        if run.left_out:
+            return f"left out: the {role} run, {run.left_out}"
     for role, run in (("newer", after), ("older", before)):
         if run.confirmed:
             return f"left out: the {role} run was recorded over a warning ({run.confirmed})"
@@ -125,10 +139,17 @@ def _flagged(before: Measurement, after: Measurement) -> str:
 
 def predicted_gain(interventions: Iterable[Intervention], regime: Regime, campaign: Campaign) -> tuple[float, float]:
     """The gain a token the interventions' likely effects give on the regime's profile alone, and its model sigma."""
+    gain, spread, _ = _prediction(interventions, regime, campaign)
+    return gain, spread
+
+
+def _prediction(interventions: Iterable[Intervention], regime: Regime, campaign: Campaign
+                ) -> tuple[float, float, EffectKind | None]:
+    """predicted_gain, and the kind of effect that carries most of its model variance (None: no effect applies)."""
     state = start_state(regime.profile)
     context = context_of(regime, campaign)
     start = state.per_token()
-    variance = 0.0
+    variances: dict[EffectKind, float] = {}
     for intervention in interventions:
         for effect in intervention.effects:
             if not effect.applies_to(regime.name):
@@ -136,8 +157,10 @@ def predicted_gain(interventions: Iterable[Intervention], regime: Regime, campai
             draw = point_draw(effect)
             before = state.per_token()
             if apply_effect(effect, draw, state, context) is None:
-                variance += (sigma(effect.kind) * magnitude(effect, draw, before, state.per_token(), context.floor)) ** 2
-    return float(start / state.per_token()), math.sqrt(variance)
+                moved = magnitude(effect, draw, before, state.per_token(), context.floor)
+                variances[effect.kind] = variances.get(effect.kind, 0.0) + (sigma(effect.kind) * moved) ** 2
+    kind = max(variances, key=lambda k: variances[k]) if variances else None
+    return float(start / state.per_token()), math.sqrt(sum(variances.values())), kind
 
 
 def _waiting(campaign: Campaign) -> list[CalibrationPoint]:

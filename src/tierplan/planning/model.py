@@ -275,6 +275,7 @@ class Measurement:
     includes: frozenset[str] = frozenset()  # interventions in place when it was taken
     ref: int | None = None  # the stored row's id, when it has one: how the pages point at it
     confirmed: str = ""  # the warnings its checks raised that the user recorded it over (calibration leaves it out)
+    left_out: str = ""  # why the team left it out of calibration ("": it counts)
 
 
 @dataclass(frozen=True)
@@ -342,6 +343,7 @@ class Campaign:
     calibration: float | None = None  # share of predicted log-gain realised, applied to pending work
     floors: tuple[tuple[str, Any], ...] = ()  # regime name -> ceiling.StepFloor, where specs allow
     model_error_scale: float = 1.0  # calibration's factor on the model-error priors
+    kind_error_scales: tuple[tuple[EffectKind, float], ...] = ()  # its factor per kind, where a kind has enough pairs
     objectives: tuple[Objective, ...] = ()  # the service-level objectives (planning/capacity.py)
     changes: tuple[tuple[Measurement, Measurement], ...] | None = None  # measured changes (planning/calibration.py)
 

@@ -28,7 +28,9 @@ Calibration: for each change the campaign measured (a baseline or gate check tha
 interventions an earlier one did not), z = ln(measured / predicted gain) / sigma of the prediction.
 The scale on every prior is sqrt((4 + sum z^2) / (4 + n)): the prior counts as four agreeing
 replays, so two landed changes that missed widen the bands and several that hit narrow them.
-Each z counts at most as a 3-sigma miss (Z_CAP, a Huber-style bound): a pair that misses by more is
+A kind of effect with MIN_KIND_PAIRS measured changes of its own (each change counted for the kind
+that carries most of its predicted model error) gets its own scale from them; the others keep the
+campaign-wide one. Each z counts at most as a 3-sigma miss (Z_CAP, a Huber-style bound): a pair that misses by more is
 more likely two runs of different setups (another model, GPU or engine, a wrong "includes") than a
 model that far off, so one such pair can widen every band by at most sqrt((4 + 9) / 5) = 1.61x,
 and the plan names it instead of letting it set the bands.
@@ -44,6 +46,7 @@ from tierplan.planning.model import EffectKind
 
 PRIOR_WEIGHT = 4.0  # pseudo-observations the priors count as
 Z_CAP = 3.0  # a measured change counts at most as a miss of this many standard deviations
+MIN_KIND_PAIRS = 3  # measured changes a kind needs before it gets a scale of its own
 
 
 def sigma(kind: EffectKind, scale: float = 1.0) -> float:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from tierplan.planning.effects import apply_effect, calibrated, magnitude, three_points
-from tierplan.planning.model import Campaign, Intervention, Regime, Status, ThreePoint
+from tierplan.planning.model import Campaign, EffectKind, Intervention, Regime, Status, ThreePoint
 from tierplan.planning.model_error import sigma
 from tierplan.planning.projection import cap_tok_s, context_of, counts, plan_order
 from tierplan.planning.step import StepState, start_state
@@ -111,7 +111,7 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
             for regime in campaign.regimes:
                 if counts(intervention, regime):
                     _apply(intervention, draws, noise, states[regime.name], contexts[regime.name],
-                           errors[regime.name], campaign.model_error_scale)
+                           errors[regime.name], dict(campaign.kind_error_scales), campaign.model_error_scale)
         for regime in campaign.regimes:
             spreads[regime.name].append(_distribution(tier.key, states[regime.name], errors[regime.name], regime,
                                                       campaign))
@@ -127,7 +127,8 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
 
 
 def _apply(intervention: Intervention, draws: list[EffectDraw], noise: Any, state: StepState,
-           context: RegimeContext, error: Any, scale: float) -> None:
+           context: RegimeContext, error: Any, scales: dict[EffectKind, float], scale: float) -> None:
+    """The intervention's effects on the state, and their model error (each kind's own scale, where it has one)."""
     before = None
     for effect, draw, z in zip(intervention.effects, draws, noise, strict=False):
         if not effect.applies_to(context.name):
@@ -135,7 +136,8 @@ def _apply(intervention: Intervention, draws: list[EffectDraw], noise: Any, stat
         before = state.per_token() if before is None else before
         if apply_effect(effect, draw, state, context) is None:
             after = state.per_token()
-            error += sigma(effect.kind, scale) * magnitude(effect, draw, before, after, context.floor) * z
+            moved = magnitude(effect, draw, before, after, context.floor)
+            error += sigma(effect.kind, scales.get(effect.kind, scale)) * moved * z
             before = after
 
 

@@ -87,7 +87,8 @@ def analyse(rows: CampaignRows) -> Analysis:
     """Run the whole planning core on a campaign's rows."""
     campaign, ceilings, problem = core_campaign(rows)
     calibration = calibrate(campaign)
-    campaign = replace(campaign, model_error_scale=calibration.error_scale)
+    campaign = replace(campaign, model_error_scale=calibration.error_scale,
+                       kind_error_scales=tuple((kind, scale) for kind, scale, _ in calibration.kind_scales))
     applied = bool(rows.campaign.apply_calibration and calibration.realised is not None)
     if applied:
         campaign = replace(campaign, calibration=calibration.realised)

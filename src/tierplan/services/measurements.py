@@ -19,7 +19,7 @@ from tierplan.db.tables import Intervention, Measurement, MeasurementInclude, Re
 from tierplan.models.errors import Conflicting, FormInvalid, NotFound
 from tierplan.models.fields import Options, check_options, form_fields, parse_form
 from tierplan.models.forms import Field
-from tierplan.models.measurements import MeasurementCreate, MeasurementPublic, RetractionCreate
+from tierplan.models.measurements import LeaveOutCreate, MeasurementCreate, MeasurementPublic, RetractionCreate
 from tierplan.models.plan_rows import METRIC_OPTIONS, InterventionPublic
 from tierplan.planning.checks import Problem, Reading, check_readings, value_errors
 from tierplan.planning.metrics import METRICS
@@ -262,6 +262,31 @@ def retract_measurement(
         cause = measurement_cause(measurement.metric, measurement.value, measurement.unit,
                                   regime.name if regime else "", measurement.kind)
         keep_snapshot(session, campaign_id, f"retracted: {cause.removeprefix('measured ')}", now=now, by=values.by)
+        session.commit()
+    snapshots.settle_soon(sessions, campaign_id)
+    with sessions.reader() as session:
+        return runs.measurement_of(session, campaign_id, measurement_id)
+
+
+def leave_out_of_calibration(sessions: Sessions, campaign_id: int, measurement_id: int, values: LeaveOutCreate, *,
+                             now: datetime) -> MeasurementPublic:
+    """Leave a run out of calibration with the team's reason (blank: count it again); it stays a baseline or gate
+    check. One commit, in the change log."""
+    with sessions.writer() as session:
+        measurement = repo.measurement_in(session, campaign_id=campaign_id, measurement_id=measurement_id)
+        if measurement is None:
+            raise NotFound(f"no measurement {measurement_id} in campaign {campaign_id}")
+        if measurement.retracted_at is not None:
+            raise Conflicting({"reason": "retracted: nothing counts it already"})
+        reason = f"{values.reason.strip()} ({values.by}, {now:%Y-%m-%d})" if values.reason.strip() else ""
+        measurement.left_out = reason[:500]
+        session.add(measurement)
+        session.flush()
+        regime = session.get(Regime, measurement.regime_id)
+        cause = measurement_cause(measurement.metric, measurement.value, measurement.unit,
+                                  regime.name if regime else "", measurement.kind).removeprefix("measured ")
+        done = f"left out of calibration: {cause}" if reason else f"counted by calibration again: {cause}"
+        keep_snapshot(session, campaign_id, done, now=now, by=values.by)
         session.commit()
     snapshots.settle_soon(sessions, campaign_id)
     with sessions.reader() as session:

@@ -17,6 +17,7 @@ from tierplan.planning.projection import RegimeProjection
 from tierplan.services.analysis import Analysis
 from tierplan.services.records import PlanRecord
 from tierplan.text import formatting as fmt
+from tierplan.text.effect_kinds import KIND_TEXTS
 from tierplan.views.charts import whatif_chart
 
 
@@ -224,6 +225,8 @@ def calibration_view(analysis: Analysis) -> CalibrationView:
                 if point.before and point.after else "", point.reason) if part),
             "sigma": f"±{(math.exp(point.predicted_sigma) - 1) * 100:.0f}%" if point.predicted_sigma else "—",
             "moves": moves_text(point),
+            "run_id": str(point.after.ref) if point.after and point.after.ref is not None else "",
+            "left_out": "yes" if point.after and point.after.left_out else "",
         })
     outliers = [p for p in summary.points if p.outlier]
     if outliers:
@@ -239,6 +242,10 @@ def calibration_view(analysis: Analysis) -> CalibrationView:
         direction = "widens" if summary.error_scale > 1 else "narrows"
         view.error_text = (f"{summary.error_points} measured change{'s' if summary.error_points > 1 else ''} "
                            f"{direction} the model-error priors by {fmt.factor(summary.error_scale)}")
+        own = [f"{KIND_TEXTS[kind].label} x{scale:.2f} from its own {pairs} changes"
+               for kind, scale, pairs in summary.kind_scales]
+        if own:
+            view.error_text += f"; with enough changes of their own: {', '.join(own)}"
     else:
         view.error_text = "model-error priors as stated (no measured change to calibrate them yet)"
     return view

@@ -10,12 +10,18 @@ from pydantic import BaseModel, Field
 
 from tierplan.models.fields import INT32_MAX, validated
 from tierplan.models.forms import idempotency_key
-from tierplan.models.measurements import HistoryQuery, MeasurementCreate, MeasurementPublic, RetractionCreate
+from tierplan.models.measurements import (
+    HistoryQuery,
+    LeaveOutCreate,
+    MeasurementCreate,
+    MeasurementPublic,
+    RetractionCreate,
+)
 from tierplan.models.plan_rows import CampaignPublic, SloPublic
 from tierplan.planning.regressions import MIN_SAMPLES
 from tierplan.services import campaigns as campaign_service
 from tierplan.services import runs, snapshots
-from tierplan.services.measurements import record_measurement, retract_measurement
+from tierplan.services.measurements import leave_out_of_calibration, record_measurement, retract_measurement
 from tierplan.services.plan import plan_of
 from tierplan.services.regressions import changes_in
 from tierplan.services.snapshots import Snapshot
@@ -121,6 +127,15 @@ def retract(campaign_id: int, measurement_id: int, body: RetractionCreate, sessi
             now: NowDep) -> MeasurementPublic:
     """Retract a measurement with a reason: it stays in the history and no baseline, gate or calibration uses it."""
     return retract_measurement(sessions, campaign_id, measurement_id, body, now=now)
+
+
+@router.post("/campaigns/{campaign_id:id}/measurements/{measurement_id:id}/calibration",
+             response_model=MeasurementPublic, tags=["measurements"])
+def leave_out(campaign_id: int, measurement_id: int, body: LeaveOutCreate, sessions: SessionsDep,
+              now: NowDep) -> MeasurementPublic:
+    """Leave a run out of calibration with a reason (a blank reason counts it again): the measured changes it is
+    part of stop moving the bias and the bands, and say why; it stays a baseline or gate check."""
+    return leave_out_of_calibration(sessions, campaign_id, measurement_id, body, now=now)
 
 
 @router.get("/campaigns/{campaign_id:id}/snapshots", response_model=list[Snapshot], tags=["plan"])
