@@ -21,7 +21,7 @@ from tierplan.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SessionsD
 from tierplan.web.pages import redirect
 from tierplan.web.templating import form_page, path_for
 
-router = APIRouter()
+router = APIRouter(include_in_schema=False)
 LEAVE_OUT_FIELDS = form_fields(LeaveOutCreate)
 
 
