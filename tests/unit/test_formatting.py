@@ -48,6 +48,10 @@ def test_factors_and_verdicts_are_written_with_the_same_digits():
         "target 3.12x above the hardware ceiling: not reachable on this hardware whatever the plan")
     assert fmt.ceiling_verdict(300.0, 400.0) == "target within the hardware ceiling (75% of it)"
     assert fmt.ceiling_verdict(300.0, None) is None
+    assert fmt.ceiling_verdict(300.0, 400.0, 200.0, 120.0) == (
+        "target within the hardware ceiling (75% of it) but 1.50x above the achievable ceiling at the efficiency "
+        "measured so far (200 tok/s): it needs kernels more efficient than the campaign's best step; the plan reaches "
+        "120 tok/s, 2.50x short")
 
 
 def test_metrics_read_in_words_with_their_unit_on_request():

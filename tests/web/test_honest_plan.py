@@ -27,6 +27,17 @@ def test_the_demo_states_its_ceiling_and_says_1000_is_out_of_reach_at_batch_1(cl
     assert "Target 1.74x above the hardware ceiling: not reachable on this hardware whatever the plan" in page
 
 
+def test_the_achievable_ceiling_is_the_floor_at_the_best_measured_efficiency_and_the_gap_is_explained(client, demo_id):
+    batch1, c16 = plan_json(client, demo_id)["regimes"]
+    # the best step is batch 1's: 100 ms against a 1.736 ms floor, 1.74% of it; the ceilings scale by that share
+    share = 1000 / 575.9 / 100
+    assert batch1["achievable_tok_s"] == pytest.approx(575.9 * share, rel=1e-3) == pytest.approx(10.0, rel=1e-3)
+    assert c16["achievable_tok_s"] == pytest.approx(1727 * share, rel=2e-3)
+    assert c16["step_vs_floor"].startswith("latency-bound: the step is 75x its floor at concurrency 16")
+    # within the physical ceiling, never without how far the plan falls short
+    assert c16["ceiling_verdict"].endswith("the plan reaches 45.0 tok/s, 22.2x short")
+
+
 def test_each_tier_step_carries_its_spread_and_probability(client, demo_id):
     step = plan_json(client, demo_id)["regimes"][0]["projections"][0]
     assert step["p10_tok_s"] <= step["p50_tok_s"] <= step["p90_tok_s"]

@@ -119,6 +119,11 @@ def _regime_section(regime: RegimeView) -> list[str]:
     lines += mermaid_chart(regime)
     if regime.ceiling_detail:
         lines += [f"Ceiling {regime.ceiling_text}: {inline(regime.ceiling_detail)}.", ""]
+    if regime.achievable_text:
+        lines += [f"Achievable ceiling at the efficiency measured so far {regime.achievable_text}: "
+                  f"{inline(regime.achievable_detail)}.", ""]
+    if regime.why_text:
+        lines += [f"Step against its floor: {inline(regime.why_text)}.", ""]
     for text in (regime.includes_text and f"The {regime.includes_text}", regime.step_text,
                  regime.launch_text and f"Launches: {regime.launch_text}"):
         if text:

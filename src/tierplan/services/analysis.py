@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from tierplan.db.mappers import to_core, to_gpu_spec, to_model_spec
 from tierplan.db.repo import CampaignRows
 from tierplan.planning import model as core
+from tierplan.planning.achievable import Achievable, achievable
 from tierplan.planning.calibration import CalibrationSummary, calibrate
 from tierplan.planning.capacity import Capacity, campaign_gate_results, capacity, load_points, projected_capacities
 from tierplan.planning.ceiling import Ceiling, StepFloor, decode_ceiling, mean_decode_context
@@ -33,6 +34,7 @@ class Analysis:
     gate_results: tuple[GateResult, ...]
     capacity: Capacity | None = None  # at the SLOs, as measured (None: no SLO)
     tier_capacities: tuple[Capacity, ...] = ()  # after each tier
+    achievable: dict[str, Achievable] = field(default_factory=dict)  # regime -> its achievable ceiling and why
 
 
 def ceilings_of(rows: CampaignRows, campaign: core.Campaign) -> tuple[dict[str, Ceiling], dict[str, StepFloor], str | None]:
@@ -104,6 +106,8 @@ def analyse(rows: CampaignRows) -> Analysis:
         ordering=cached_order(campaign),
         what_ifs={r.name: what_if(r.profile) for r in campaign.regimes if r.profile is not None},
         gate_results=campaign_gate_results(campaign),
+        achievable=achievable(campaign, {name: c.ceiling_tok_s for name, c in ceilings.items()},
+                              {p.regime: p.baseline.step_ms for p in projections}),
         **_capacities(campaign, projections),
     )
 

@@ -82,14 +82,23 @@ def verdict(v: Verdict) -> str:
     return "reaches the target" if v.reaches else f"short by {factor(v.ratio)}"
 
 
-def ceiling_verdict(target_tok_s: float, ceiling_tok_s: float | None) -> str | None:
-    """Plain words when the target lies above what the hardware can do at all."""
+def ceiling_verdict(target_tok_s: float, ceiling_tok_s: float | None, achievable_tok_s: float | None = None,
+                    planned_tok_s: float | None = None) -> str | None:
+    """The target against the physical ceiling, the achievable one and where the plan gets: never "within the
+    ceiling" without how far the plan falls short."""
     if ceiling_tok_s is None:
         return None
     if target_tok_s > ceiling_tok_s:
         return (f"target {factor(target_tok_s / ceiling_tok_s)} above the hardware ceiling: "
                 "not reachable on this hardware whatever the plan")
-    return f"target within the hardware ceiling ({share(target_tok_s / ceiling_tok_s)} of it)"
+    words = f"target within the hardware ceiling ({share(target_tok_s / ceiling_tok_s)} of it)"
+    if achievable_tok_s is not None and target_tok_s > achievable_tok_s:
+        words += (f" but {factor(target_tok_s / achievable_tok_s)} above the achievable ceiling at the efficiency "
+                  f"measured so far ({tok_s(achievable_tok_s)}): it needs kernels more efficient than the campaign's "
+                  "best step")
+    if planned_tok_s is not None and planned_tok_s < target_tok_s:
+        words += f"; the plan reaches {tok_s(planned_tok_s)}, {factor(target_tok_s / planned_tok_s)} short"
+    return words
 
 
 def metric(name: str, unit: bool = False) -> str:

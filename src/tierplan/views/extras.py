@@ -9,6 +9,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from tierplan.planning.achievable import Achievable
 from tierplan.planning.calibration import CalibrationPoint
 from tierplan.planning.ceiling import Ceiling
 from tierplan.planning.model import need
@@ -80,11 +81,12 @@ def moves_text(point: CalibrationPoint) -> str:
         f"{fmt.factor(1 / point.moves_scale)} narrower"
 
 
-def ceiling_texts(ceiling: Ceiling | None, projection: RegimeProjection) -> dict:
-    """The ceiling cells of a regime view."""
+def ceiling_texts(ceiling: Ceiling | None, projection: RegimeProjection, reached: Achievable | None = None) -> dict:
+    """The ceiling cells of a regime view: the physical ceiling, the achievable one, why the step is where it is."""
     if ceiling is None:
         return {}
     compute = f", compute floor {fmt.number(ceiling.compute_floor_ms, 'ms')}" if ceiling.compute_floor_ms else ""
+    achievable = reached.ceiling_tok_s if reached else None
     return {
         "ceiling_text": fmt.tok_s(ceiling.ceiling_tok_s),
         "ceiling_detail": (
@@ -93,9 +95,24 @@ def ceiling_texts(ceiling: Ceiling | None, projection: RegimeProjection) -> dict
             f"{fmt.size(ceiling.kv_bytes)} of KV cache a step, memory floor "
             f"{fmt.number(ceiling.memory_floor_ms, 'ms')}{compute}"
         ),
-        "ceiling_verdict": fmt.ceiling_verdict(projection.target_tok_s, projection.ceiling_tok_s) or "",
+        "achievable_text": fmt.tok_s(achievable) if achievable is not None else "",
+        "achievable_detail": achievable_detail(reached) if reached else "",
+        "why_text": reached.why if reached else "",
+        "ceiling_verdict": fmt.ceiling_verdict(projection.target_tok_s, projection.ceiling_tok_s, achievable,
+                                               projection.final.tok_s) or "",
         "target_above_ceiling": projection.target_tok_s > ceiling.ceiling_tok_s,
     }
+
+
+def achievable_detail(reached: Achievable) -> str:
+    """Where the achievable ceiling's efficiency comes from."""
+    efficiency = reached.efficiency
+    if efficiency.regime is None:
+        return (f"the hardware ceiling at a stated {fmt.share(efficiency.share)} of its floor (no step measured on "
+                "these specs yet: the share a tuned decode step reaches)")
+    return (f"the hardware ceiling at {fmt.share(efficiency.share)} of its floor, the campaign's best: "
+            f"{efficiency.regime}'s {fmt.number(efficiency.step_ms, 'ms')} step against its "
+            f"{fmt.number(efficiency.floor_ms, 'ms')} floor")
 
 
 HARDWARE_LABELS = (

@@ -85,6 +85,9 @@ class RegimeView:
     ceiling_text: str = "—"
     ceiling_detail: str = ""
     ceiling_verdict: str = ""
+    achievable_text: str = ""  # the physical ceiling at the campaign's efficiency
+    achievable_detail: str = ""
+    why_text: str = ""  # why the measured step is as far from its floor as it is
     target_above_ceiling: bool = False
     includes_text: str = ""  # "baseline of 2026-12-01 includes A1, A2"
     step_text: str = ""  # the step time and where it comes from
@@ -274,7 +277,7 @@ def _regime_view(regime: RegimePublic, projection: RegimeProjection, record: Pla
         chart=projection_chart(f"chart-{regime.id}", regime.name, points, regime.target_tok_s,
                                ceiling.ceiling_tok_s if ceiling else None, f"projection-{regime.id}"),
         ceiling_tok_s=ceiling.ceiling_tok_s if ceiling else None,
-        **ceiling_texts(ceiling, projection),
+        **ceiling_texts(ceiling, projection, analysis.achievable.get(regime.name)),
         id=regime.id,
         name=regime.name,
         concurrency=regime.concurrency,

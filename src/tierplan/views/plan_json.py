@@ -44,6 +44,9 @@ class RegimePlan(BaseModel):
     target_tok_s: float
     ceiling_tok_s: float | None
     ceiling_bound: str | None
+    achievable_tok_s: float | None = Field(
+        default=None, description="the hardware ceiling at the share of its floor the campaign's best step reached")
+    step_vs_floor: str = Field(default="", description="why the measured step is as far from its floor as it is")
     ceiling_verdict: str | None
     projections: list[TierProjection]
     verdict: str
@@ -90,6 +93,7 @@ def plan_out(plan: Plan) -> PlanOut:
         final = projection.final
         spreads = {d.tier_key: d for d in analysis.simulation.of(projection.regime)}
         ceiling = analysis.ceilings.get(projection.regime)
+        reached = analysis.achievable.get(projection.regime)
         core_regime = next(r for r in analysis.campaign.regimes if r.name == projection.regime)
         regimes.append(
             RegimePlan(
@@ -105,7 +109,10 @@ def plan_out(plan: Plan) -> PlanOut:
                 target_tok_s=projection.target_tok_s,
                 ceiling_tok_s=projection.ceiling_tok_s,
                 ceiling_bound=ceiling.bound if ceiling else None,
-                ceiling_verdict=fmt.ceiling_verdict(projection.target_tok_s, projection.ceiling_tok_s),
+                achievable_tok_s=reached.ceiling_tok_s if reached else None,
+                step_vs_floor=reached.why if reached else "",
+                ceiling_verdict=fmt.ceiling_verdict(projection.target_tok_s, projection.ceiling_tok_s,
+                                                    reached.ceiling_tok_s if reached else None, final.tok_s),
                 projections=[_tier_projection(s, spreads[str(s.tier_key)], efforts[str(s.tier_key)])
                              for s in projection.steps],
                 verdict=fmt.verdict(final.verdict),

@@ -24,6 +24,8 @@ class RegimeSummary:
     target_text: str
     target_provenance: str
     ceiling_text: str
+    achievable_text: str  # the ceiling at the campaign's efficiency, or ""
+    achievable_detail: str
     verdict_text: str  # "short by 7.90x"
     ceiling_verdict: str
     target_above_ceiling: bool
@@ -98,7 +100,8 @@ def regime_summary(r: RegimeView) -> RegimeSummary:
         id=r.id, name=r.name, state="ok" if r.reaches else ("none" if r.reaches is None else "short"),
         best_text=final.tok_s_text, after_text=final.label, band_text=band, p_target_text=final.p_target_text,
         baseline_text=r.baseline_text, target_text=r.target_text, target_provenance=r.target_provenance,
-        ceiling_text=r.ceiling_text, verdict_text=r.verdict_text, ceiling_verdict=r.ceiling_verdict,
+        ceiling_text=r.ceiling_text, achievable_text=r.achievable_text, achievable_detail=r.achievable_detail,
+        verdict_text=r.verdict_text, ceiling_verdict=r.ceiling_verdict,
         target_above_ceiling=r.target_above_ceiling,
     )
 
