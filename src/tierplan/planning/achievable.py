@@ -14,6 +14,7 @@ Why a step sits where it does, in words, from what the campaign knows of it:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from tierplan.planning.ceiling import StepFloor, decode_ceiling
@@ -60,15 +61,15 @@ def best_efficiency(campaign: Campaign) -> Efficiency:
             continue
         step_ms = regimes[run.regime].concurrency / run.value * 1000
         floor_ms = floors[run.regime].floor_ms(1)
-        share = min(1.0, floor_ms / step_ms)
-        if best is None or share > best.share:
+        share = min(1.0, floor_ms / step_ms) if math.isfinite(step_ms) else 0.0
+        if share > 0 and (best is None or share > best.share):
             best = Efficiency(share, run.regime, step_ms, floor_ms)
     return best or Efficiency(DEFAULT_EFFICIENCY)
 
 
 def why_apart(regime: Regime, floor: StepFloor, step_ms: float | None) -> str:
     """Why the regime's measured step is where it is against its floor, in words ("" without a measured step)."""
-    if not step_ms:
+    if not step_ms or not math.isfinite(step_ms):
         return ""
     floor_ms = floor.floor_ms(1)
     ratio = step_ms / floor_ms

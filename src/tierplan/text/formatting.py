@@ -92,11 +92,11 @@ def ceiling_verdict(target_tok_s: float, ceiling_tok_s: float | None, achievable
         return (f"target {factor(target_tok_s / ceiling_tok_s)} above the hardware ceiling: "
                 "not reachable on this hardware whatever the plan")
     words = f"target within the hardware ceiling ({share(target_tok_s / ceiling_tok_s)} of it)"
-    if achievable_tok_s is not None and target_tok_s > achievable_tok_s:
+    if achievable_tok_s and target_tok_s > achievable_tok_s:
         words += (f" but {factor(target_tok_s / achievable_tok_s)} above the achievable ceiling at the efficiency "
                   f"measured so far ({tok_s(achievable_tok_s)}): it needs kernels more efficient than the campaign's "
                   "best step")
-    if planned_tok_s is not None and planned_tok_s < target_tok_s:
+    if planned_tok_s and planned_tok_s < target_tok_s:
         words += f"; the plan reaches {tok_s(planned_tok_s)}, {factor(target_tok_s / planned_tok_s)} short"
     return words
 
