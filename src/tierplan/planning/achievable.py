@@ -2,8 +2,9 @@
 
 The physical ceiling (ceiling.py) is what the bytes and FLOPs of a step allow at the hardware's full bandwidth:
 no real step reaches it. The achievable ceiling is that floor at the efficiency this campaign has already seen
-its hardware reach: the best of its measured steps, as a share of its own floor (the floor over the step). With no
-measured step on specs it has, the stated DEFAULT_EFFICIENCY stands in, and the page says so.
+its hardware reach: the best of its baseline steps, as a share of its own floor (the floor over the step; a gate
+check judges gates and moves no projection, so it moves no ceiling either). With no measured step on specs it has,
+the stated DEFAULT_EFFICIENCY stands in, and the page says so.
 
 Why a step sits where it does, in words, from what the campaign knows of it:
 - launch-bound: its profile's launch model has the host issuing launches slower than the GPU runs them;
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 
 from tierplan.planning.ceiling import StepFloor, decode_ceiling
 from tierplan.planning.metrics import THROUGHPUT_METRIC
-from tierplan.planning.model import Campaign, Regime
+from tierplan.planning.model import Campaign, MeasurementKind, Regime
 from tierplan.planning.step import start_state
 
 # Share of the physical floor a well-tuned decode step reaches when a campaign has measured none: memory-bound
@@ -52,12 +53,13 @@ class Achievable:
 
 
 def best_efficiency(campaign: Campaign) -> Efficiency:
-    """The best share of its floor any measured throughput run of the campaign reached (at most 1)."""
+    """The best share of its floor any baseline throughput run of the campaign reached (at most 1)."""
     floors = dict(campaign.floors)
     regimes = {r.name: r for r in campaign.regimes}
     best: Efficiency | None = None
     for run in campaign.measurements:
-        if run.metric != THROUGHPUT_METRIC or run.value <= 0 or run.regime not in floors:
+        if (run.metric != THROUGHPUT_METRIC or run.kind is not MeasurementKind.BASELINE or run.value <= 0
+                or run.regime not in floors):
             continue
         step_ms = regimes[run.regime].concurrency / run.value * 1000
         floor_ms = floors[run.regime].floor_ms(1)
