@@ -8,6 +8,7 @@ import pytest
 
 from tests.factories import bucket_effect, make_campaign, make_intervention, make_measurement, make_regime, step_effect
 from tierplan.planning.calibration import calibrate
+from tierplan.planning.checks import ABOVE_CEILING
 from tierplan.planning.model import EffectKind, Profile, Status, ThreePoint
 from tierplan.planning.tiering import effort_band, suggest_order
 from tierplan.planning.whatif import what_if
@@ -139,17 +140,20 @@ def test_without_an_outlier_the_realised_share_is_measured_over_predicted_log_ga
     assert not summary.points[0].outlier
 
 
-def test_a_pair_with_a_run_recorded_over_a_warning_calibrates_nothing_and_says_why():
+def test_a_pair_with_a_run_recorded_over_a_value_warning_calibrates_nothing_and_says_why():
     regime = make_regime()
     a1 = make_intervention("A1", step_effect(2.0, "batch 1"))
-    flagged = replace(make_measurement(30, datetime(2026, 11, 5), includes={"A1"}),
-                      confirmed="the file's GPU (H100) is not the campaign's (RTX PRO 6000)")
+    warned = f"30 tok/s {ABOVE_CEILING} (25 tok/s): check the value and the specs"
+    flagged = replace(make_measurement(30, datetime(2026, 11, 5), includes={"A1"}), confirmed=warned)
     summary = calibrate(make_campaign([regime], [a1], measurements=(make_measurement(10, datetime(2026, 11, 1)),
                                                                     flagged)))
     point = summary.points[0]
     assert point.measured_gain is None and summary.bias is None and summary.error_points == 0
-    assert point.reason == "left out: the newer run was recorded over a warning (the file's GPU (H100) is not " \
-                           "the campaign's (RTX PRO 6000))"
+    assert point.reason == f"left out: the newer run was recorded over a warning ({warned})"
+    dated = replace(flagged, confirmed="dated 2026-11-05 00:00 UTC, before the tiers whose gates it would judge")
+    counted = calibrate(make_campaign([regime], [a1], measurements=(make_measurement(10, datetime(2026, 11, 1)),
+                                                                    dated)))
+    assert counted.bias == pytest.approx(1.5)  # a warning about its date says nothing of its value
 
 
 def test_a_kind_with_three_measured_changes_of_its_own_gets_its_own_scale():

@@ -19,6 +19,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from tierplan.planning.checks import out_of_line
 from tierplan.planning.effects import apply_effect, magnitude, point_draw
 from tierplan.planning.metrics import THROUGHPUT_METRIC
 from tierplan.planning.model import Campaign, EffectKind, Intervention, Measurement, Regime, need
@@ -127,12 +128,12 @@ def _with_influence(point: CalibrationPoint, z_scores: list[float], scale: float
 
 def _flagged(before: Measurement, after: Measurement) -> str:
     """Why a measured change is left out of calibration: the team left one of its runs out, or one was recorded
-    over a warning of its checks (another setup, a value out of line); "" when both count."""
+    over a warning that its value is out of line (checks.out_of_line); "" when both count."""
     for role, run in (("newer", after), ("older", before)):
         if run.left_out:
             return f"left out: the {role} run, {run.left_out}"
     for role, run in (("newer", after), ("older", before)):
-        if run.confirmed:
+        if out_of_line(run.confirmed):
             return f"left out: the {role} run was recorded over a warning ({run.confirmed})"
     return ""
 

@@ -27,6 +27,11 @@ ABSURD_FACTOR = 10.0
 FUTURE_TOLERANCE = timedelta(days=1)
 
 
+# the words of the value warnings, written once here: the messages use them and out_of_line() finds them again
+ABOVE_CEILING = "is above the hardware ceiling of this regime"
+OFF_BASELINE = "the current baseline ("
+
+
 @dataclass(frozen=True)
 class Problem:
     field: str  # the form field it belongs to: value, measured_at, kind
@@ -97,7 +102,7 @@ def _ceiling(reading: Reading, campaign: Campaign) -> list[Problem]:
         ceiling = floor.ceiling_tok_s(g + 1, g + 1)
     if reading.value <= ceiling:
         return []
-    return [Problem("value", f"{reading.value:,.4g} tok/s is above the hardware ceiling of this regime "
+    return [Problem("value", f"{reading.value:,.4g} tok/s {ABOVE_CEILING} "
                              f"({ceiling:,.0f} tok/s): check the value and the specs", True)]
 
 
@@ -108,8 +113,15 @@ def _jump(reading: Reading, current: Measurement | None) -> list[Problem]:
     if 1 / ABSURD_FACTOR <= ratio <= ABSURD_FACTOR:
         return []
     times = f"{ratio:,.3g} times" if ratio > 1 else f"1/{1 / ratio:,.3g} of"
-    return [Problem("value", f"{times} the current baseline ({current.value:,.4g}, "
+    return [Problem("value", f"{times} {OFF_BASELINE}{current.value:,.4g}, "
                              f"{current.measured_at:%Y-%m-%d}): check the value and its unit", True)]
+
+
+def out_of_line(confirmed: str) -> bool:
+    """Whether a run was recorded over a warning that its value does not belong with the campaign's runs (above
+    the hardware ceiling, ABSURD_FACTOR from the baseline): such a run judges gates, but calibration leaves it out.
+    A warning of another kind (a date before the tiers, a kind) says nothing of the value."""
+    return any(words in confirmed for words in (ABOVE_CEILING, OFF_BASELINE))
 
 
 def _before_its_tiers(reading: Reading, campaign: Campaign) -> list[Problem]:
