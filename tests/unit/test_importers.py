@@ -131,6 +131,19 @@ def test_the_real_eager_trace_splits_into_its_prefill_and_six_decode_steps():
     assert steps.gpu_gap_us is None  # every kernel waited for its launch: the GPU's own gap cannot be seen
 
 
+@pytest.mark.parametrize(("path", "items"), [("eager", 424), ("sdpa", 350), ("flash", 358)])
+def test_profiler_step_markers_cut_the_trace_once_each(path, items):
+    """torch.profiler writes each ProfilerStep twice: on the host (user_annotation) and on the GPU timeline
+    (gpu_user_annotation). Only the host's cuts passes: 7 steps, a prefill and 6 decode steps of a whole model each,
+    not 14 with a one-kernel pass between them."""
+    with open(DATA / "dense" / f"trace_dense_{path}_b1.json.gz", "rb") as handle:
+        summary = parse_trace(handle, path)
+    steps = summary.steps
+    assert steps.method == "7 ProfilerStep markers"
+    assert [p.role for p in steps.passes] == ["prefill"] + ["decode"] * 6
+    assert steps.decode_steps == 6 and steps.gpu_items == items  # 8 layers' kernels a step, not one
+
+
 def test_the_graphs_trace_is_six_replays_of_one_launch_each():
     with open(DATA / "trace_graphs_b1.json.gz", "rb") as handle:
         summary = parse_trace(handle, "graphs")

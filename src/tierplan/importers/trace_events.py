@@ -5,7 +5,8 @@ in typed arrays (about 40 bytes an event), so memory stays a small fraction of w
 takes, and nothing of an event but its name, times, thread and correlation id survives the walk.
 
 Kept: GPU work (`kernel`, `gpu_memcpy`, `gpu_memset`; older PyTorch wrote `Kernel`, `Memcpy`,
-`Memset`), host spans (`cpu_op`, `user_annotation`, `python_function`, older `operator`), and the
+`Memset`), host spans (`cpu_op`, `user_annotation`, `python_function`, older `operator`; a `gpu_user_annotation` is the GPU-side copy of an
+annotation, on GPU time, and is left out: read as a host span it would cut every step twice), and the
 CUDA runtime and driver calls that carry a `correlation` id (the launches that tie a kernel to the
 host op that issued it).
 """
@@ -24,7 +25,7 @@ from tierplan.importers.errors import ImportFileError
 from tierplan.importers.json_depth import DepthGuard, TooDeep
 
 GPU_CATEGORIES = {"kernel": 0, "gpu_memcpy": 1, "memcpy": 1, "gpu_memset": 2, "memset": 2}
-HOST_CATEGORIES = {"cpu_op", "user_annotation", "gpu_user_annotation", "python_function", "operator"}
+HOST_CATEGORIES = {"cpu_op", "user_annotation", "python_function", "operator"}  # not gpu_user_annotation: GPU time
 RUNTIME_CATEGORIES = {"cuda_runtime", "cuda_driver", "runtime", "driver"}
 GZIP_MAGIC = b"\x1f\x8b"
 

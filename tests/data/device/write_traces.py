@@ -82,11 +82,12 @@ def main() -> None:
             with torch.no_grad(), backends(allowed):
                 decode(model, 1, 4)  # warm-up: kernels chosen, caches allocated
                 activities = [ProfilerActivity.CPU, ProfilerActivity.CUDA]
-                with profile(activities=activities, schedule=schedule(wait=0, warmup=0, active=1 + DECODE_STEPS),
-                             record_shapes=True, with_stack=True) as prof:
-                    decode(model, 1, DECODE_STEPS, after_each=prof.step)
                 path = os.path.join(OUT, f"trace_dense_{name}_b1.json")
-                prof.export_chrome_trace(path)
+                # one cycle of 1 + DECODE_STEPS steps, written when it ends (as vLLM's profiler writes its window)
+                with profile(activities=activities, record_shapes=True, with_stack=True,
+                             schedule=schedule(wait=0, warmup=0, active=1 + DECODE_STEPS, repeat=1),
+                             on_trace_ready=lambda p, path=path: p.export_chrome_trace(path)) as prof:
+                    decode(model, 1, DECODE_STEPS, after_each=prof.step)
                 with open(path, "rb") as raw, gzip.open(path + ".gz", "wb", compresslevel=9) as packed:
                     shutil.copyfileobj(raw, packed)
                 os.remove(path)
