@@ -5,10 +5,10 @@ in typed arrays (about 40 bytes an event), so memory stays a small fraction of w
 takes, and nothing of an event but its name, times, thread and correlation id survives the walk.
 
 Kept: GPU work (`kernel`, `gpu_memcpy`, `gpu_memset`; older PyTorch wrote `Kernel`, `Memcpy`,
-`Memset`), host spans (`cpu_op`, `user_annotation`, `python_function`, older `operator`; a `gpu_user_annotation` is the GPU-side copy of an
-annotation, on GPU time, and is left out: read as a host span it would cut every step twice), and the
-CUDA runtime and driver calls that carry a `correlation` id (the launches that tie a kernel to the
-host op that issued it).
+`Memset`), host spans (`cpu_op`, `user_annotation`, `python_function`, older `operator`; a
+`gpu_user_annotation` is the GPU-side copy of an annotation, on GPU time, and is left out: read as a
+host span it would cut every step twice), and the CUDA runtime and driver calls that carry a
+`correlation` id (the launches that tie a kernel to the host op that issued it).
 """
 
 from __future__ import annotations
