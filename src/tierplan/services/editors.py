@@ -10,16 +10,16 @@ from sqlmodel import Session
 from tierplan.db import repo
 from tierplan.db.tables import ids, pk
 from tierplan.models.errors import NotFound
-from tierplan.services.editing import (
+from tierplan.services.editing import Editor
+from tierplan.services.editing_effects import EFFECT_EDITOR
+from tierplan.services.editing_rows import (
     CAMPAIGN_EDITOR,
     GATE_EDITOR,
     INTERVENTION_EDITOR,
     REGIME_EDITOR,
     SLO_EDITOR,
     TIER_EDITOR,
-    Editor,
 )
-from tierplan.services.editing_effects import EFFECT_EDITOR
 
 EDITORS: dict[str, Editor] = {
     e.kind: e for e in (REGIME_EDITOR, TIER_EDITOR, INTERVENTION_EDITOR, EFFECT_EDITOR, GATE_EDITOR, SLO_EDITOR,
