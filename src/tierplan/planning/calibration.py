@@ -81,7 +81,7 @@ def calibrate(campaign: Campaign) -> CalibrationSummary:
         for before, after in _pairs(campaign, regime.name):
             changed = [k for k in order if k in after.includes - before.includes]
             changed += sorted(k for k in after.includes - before.includes if k not in order)
-            predicted, spread, kind = _prediction([by_key[k] for k in changed if k in by_key], regime, campaign)
+            predicted, spread, kind = predicted_gain([by_key[k] for k in changed if k in by_key], regime, campaign)
             flagged = _flagged(before, after)
             points.append(CalibrationPoint(", ".join(changed), regime.name, predicted,
                                            None if flagged else after.value / before.value, before, after, flagged,
@@ -138,15 +138,10 @@ def _flagged(before: Measurement, after: Measurement) -> str:
     return ""
 
 
-def predicted_gain(interventions: Iterable[Intervention], regime: Regime, campaign: Campaign) -> tuple[float, float]:
-    """The gain a token the interventions' likely effects give on the regime's profile alone, and its model sigma."""
-    gain, spread, _ = _prediction(interventions, regime, campaign)
-    return gain, spread
-
-
-def _prediction(interventions: Iterable[Intervention], regime: Regime, campaign: Campaign
-                ) -> tuple[float, float, EffectKind | None]:
-    """predicted_gain, and the kind of effect that carries most of its model variance (None: no effect applies)."""
+def predicted_gain(interventions: Iterable[Intervention], regime: Regime, campaign: Campaign
+                   ) -> tuple[float, float, EffectKind | None]:
+    """The gain a token the interventions' likely effects give on the regime's profile alone, its model sigma, and
+    the kind of effect that carries most of that model variance (None: no effect applies)."""
     state = start_state(regime.profile)
     context = context_of(regime, campaign)
     start = state.per_token()
@@ -176,7 +171,7 @@ def _waiting(campaign: Campaign) -> list[CalibrationPoint]:
             series = [m for m in campaign.measurements if m.regime == regime.name and m.metric == THROUGHPUT_METRIC]
             if any(intervention.key in m.includes for m in series):
                 continue
-            predicted, spread = predicted_gain([intervention], regime, campaign)
+            predicted, spread, _ = predicted_gain([intervention], regime, campaign)
             out.append(CalibrationPoint(intervention.key, regime.name, predicted, None, None, None,
                                         "no throughput measurement includes it yet", spread))
     return out
