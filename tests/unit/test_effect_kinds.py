@@ -45,7 +45,7 @@ def test_an_entry_s_inputs_are_fields_of_a_draw_and_its_likely_point_speeds_the_
     before = state.per_token()
     assert apply_effect(effect, point_draw(effect), state, CONTEXT) is None
     assert state.per_token() < before
-    assert magnitude(effect, point_draw(effect), before, state.per_token()) > 0
+    assert magnitude(effect, point_draw(effect), before, state.per_token(), CONTEXT) > 0
 
 
 @pytest.mark.parametrize("kind", list(EffectKind))

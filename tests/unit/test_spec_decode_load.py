@@ -4,9 +4,11 @@ import pytest
 
 from tests.factories import make_regime
 from tests.unit.test_ceiling import gpu, moe
-from tierplan.planning.ceiling import StepFloor
+from tierplan.planning.ceiling import VERIFY_EFFICIENCY, GpuSpec, ModelSpec, StepFloor
 from tierplan.planning.model import Campaign, Effect, EffectKind, Intervention, SpecDecode, ThreePoint, Tier
 from tierplan.planning.projection import project_regime
+from tierplan.planning.spec_break_even import break_even, speedup_at
+from tierplan.planning.step_changes import spec_cost
 from tierplan.services.presets import GPU_PRESETS, MODEL_PRESETS
 
 
@@ -44,13 +46,22 @@ def spec_campaign(floor: StepFloor | None, draft_cost: ThreePoint | None = None)
                     floors=(("batch 1", floor),) if floor else ())
 
 
-def test_without_a_draft_cost_the_hardware_model_prices_the_step():
+def test_verifying_adds_the_extra_bytes_and_flops_at_the_stated_efficiency():
+    floor = StepFloor(gpu(), moe(), concurrency=1, context_tokens=0)
+    # 2 tokens touch 3.5 experts a layer, not 2: 1.5e9 more bytes at 1 TB/s = 1.5 ms; 8e9 more FLOPs at 100 TFLOP/s
+    # = 0.08 ms; both at 80% of the datasheet
+    assert floor.verify_added_ms(1) == pytest.approx((1.5 + 0.08) / VERIFY_EFFICIENCY)
+
+
+def test_without_a_draft_cost_the_verify_step_is_the_measured_step_plus_its_added_gpu_time():
     floor = StepFloor(gpu(), moe(), concurrency=1, context_tokens=0)
     campaign = spec_campaign(floor)
     after = project_regime(campaign.regimes[0], campaign).after("A")
+    added_ms = (1.5 + 0.08) / VERIFY_EFFICIENCY
     assert after.tokens_per_step == pytest.approx(1.7)
-    assert after.step_rel == pytest.approx(1.25)
-    assert after.tok_s == pytest.approx(10 * 1.7 / 1.25)
+    # the measured step is 100 ms (10 tok/s at concurrency 1): its fixed costs do not grow with the tokens verified
+    assert after.step_rel == pytest.approx(1 + added_ms / 100)
+    assert after.tok_s == pytest.approx(10 * 1.7 / (1 + added_ms / 100))
 
 
 def test_a_draft_cost_set_for_the_regime_overrides_the_hardware_model():
@@ -78,11 +89,64 @@ def test_the_ceiling_caps_the_step_not_the_token():
             floors=(("batch 1", floor),), ceilings_tok_s=(("batch 1", plain_ceiling),))
         return project_regime(regime, campaign).after("A")
 
-    # E = 1.9 tokens from a step 1.25x as long (the hardware model): 243 tok/s, above the plain-decode ceiling
+    # E = 1.9 tokens from the 6.25 ms step plus 1.975 ms of verify work: 231 tok/s, above the plain-decode ceiling
     priced = after_a(None)
-    assert not priced.capped and priced.tok_s == pytest.approx(160 * 1.9 / 1.25)
+    assert not priced.capped and priced.tok_s == pytest.approx(1.9 / (6.25 + 1.58 / VERIFY_EFFICIENCY) * 1000)
     assert priced.tok_s > plain_ceiling
     # a draft cost entered as cheaper than the hardware allows: the 6.56 ms step is held to the floor of a step
     # verifying 2 tokens, 7.5 ms, so 1.9 tokens / 7.5 ms = 253 tok/s
     cheap = after_a(ThreePoint(0.05, 0.05, 0.05))
     assert cheap.capped and cheap.tok_s == pytest.approx(1.9 / 7.5e-3)
+
+
+def llama_8b_on_h100(concurrency: int, context_tokens: float = 1024) -> StepFloor:
+    """Llama-3.1-8B (8.03e9 parameters, bf16, 32 layers x 8 KV heads x 128 x K and V x 2 bytes) on one H100 SXM."""
+    h100 = GpuSpec("H100 SXM", 1, 80, 3350, (("bf16", 989.0),))
+    llama = ModelSpec("Llama-3.1-8B", 8.03, 8.03, 32, 0, 0, 0, 2, 2, 32 * 8 * 128 * 2 * 2, "bf16")
+    return StepFloor(h100, llama, concurrency, context_tokens)
+
+
+# SpecDecode-Bench's step time for Llama-3.1-8B on one H100 under vLLM, fitted on its measured runs at batch 1-64
+# (github.com/SpecDecode-Bench/simulator, predictor.py; arXiv 2601.11580): 21.0 us a batched token, 0.039 us a KV
+# token, 5.9 ms fixed. Verifying g drafts adds g x concurrency batched tokens.
+PUBLISHED_US_A_BATCHED_TOKEN = 21.0103129
+
+
+@pytest.mark.parametrize("concurrency", [1, 8, 64])
+def test_the_added_verify_time_matches_the_published_vllm_fit_at_low_and_high_concurrency(concurrency):
+    floor = llama_8b_on_h100(concurrency)
+    published_ms = 3 * concurrency * PUBLISHED_US_A_BATCHED_TOKEN / 1000
+    assert floor.verify_added_ms(3) == pytest.approx(published_ms, rel=0.05)
+
+
+def test_the_measured_step_not_its_multiple_is_what_verifying_adds_to():
+    # at concurrency 1 the 8B model's step is mostly fixed cost: verifying 3 drafts adds 0.06 ms to a 7 ms step,
+    # where the floors' ratio would have multiplied all of it
+    floor = llama_8b_on_h100(1)
+    assert spec_cost(SPEC_3, floor=floor, step_ms=7.0) == pytest.approx(1 + floor.verify_added_ms(3) / 7.0)
+    assert spec_cost(SPEC_3, floor=floor, step_ms=7.0) < 1.01
+
+
+SPEC_3 = SpecDecode(draft_tokens=3, acceptance=ThreePoint(0.6, 0.6, 0.6))
+
+
+def test_speculative_decoding_stops_paying_where_the_verify_time_eats_the_tokens_gained():
+    floor = llama_8b_on_h100(8)
+    tokens = 1.4  # E a step
+    found = break_even("conc 8", floor, 10.0, tokens, 3)
+    assert found.speedup > 1.3 and found.stops_at is not None
+    # at the concurrency it names drafting no longer pays, one below it still does (a hand check of the bisection)
+    assert speedup_at(floor, 10.0, tokens, 3, found.stops_at) <= 1.0 < speedup_at(floor, 10.0, tokens, 3,
+                                                                                   found.stops_at - 1)
+    # by hand: a sequence adds 1024 x 128 KiB of KV at 3.35 TB/s and 16.06 GFLOP at 989 TFLOP/s, each at 0.8: 0.0703
+    # ms to the step, and verifying 3 drafts adds 3 x 0.0203 ms a sequence; 0.4 (10 + 0.0703 (c - 8)) = 0.0609 c
+    # at c = 115
+    assert found.stops_at == pytest.approx(115, abs=2)
+
+
+def test_a_high_acceptance_pays_up_to_the_largest_concurrency_the_kv_cache_fits():
+    floor = llama_8b_on_h100(1, context_tokens=1024)
+    found = break_even("batch 1", floor, 7.0, 4.0, 1)
+    # 80 GB x 0.9 - 16.06 GB of weights, over 1024 tokens x 128 KiB: 417 sequences
+    assert found.limit == int((80e9 * 0.9 - 16.06e9) // (1024 * 131072))
+    assert found.stops_at is None

@@ -66,9 +66,12 @@ def test_a_tighter_tpot_objective_moves_the_capacity_and_tiers_project_it(client
     assert report["measured"]["concurrency"] == 4 and report["measured"]["goodput_tok_s"] == 38.0
     tiers = {t["tier"]: t for t in report["tiers"]}
     assert set(tiers) == {"A", "B", "C"}
-    # tier A's gain at concurrency 8 leaves its TPOT above 100 ms; the capacity stays 4, with more throughput
-    assert tiers["A"]["concurrency"] == 4 and tiers["A"]["goodput_tok_s"] > 38.0
-    assert "concurrency 8 misses median time per output token" in tiers["A"]["text"]
+    # tier A's work is for batch 1 and concurrency 16: concurrency 8 keeps its 104 ms, while 16's 131 ms drops under
+    # 100 ms (A1 4.8x there, A2's 1.7 tokens a step for a little more GPU time), so the capacity is 16 with a gap
+    assert tiers["A"]["concurrency"] == 16 and tiers["A"]["goodput_tok_s"] > 38.0
+    assert "below it, concurrency 8 misses (the sweep is not monotone)" in tiers["A"]["text"]
+    eight = next(p for p in tiers["A"]["points"] if p["concurrency"] == 8)
+    assert eight["text"] == "misses median time per output token: 104 ms (needs <= 100 ms)"
     assert "TTFT taken as unchanged" in client.get(f"/campaigns/{demo_id}").text
 
 

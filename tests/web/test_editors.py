@@ -5,6 +5,8 @@ import re
 
 import pytest
 
+from tests.unit.test_spec_decode_load import v4_floor
+
 HTMX = {"HX-Request": "true"}
 
 
@@ -34,8 +36,8 @@ def test_editing_an_effect_changes_the_projection(client, demo_id):
     response = client.post(f"/campaigns/{demo_id}/effects/1/edit", data=form, headers=HTMX)
     assert response.status_code == 204 and response.headers["HX-Redirect"] == f"/campaigns/{demo_id}"
     after_a = plan_json(client, demo_id)["regimes"][0]["projections"][0]
-    # A2 is MTP speculative decoding: E = 1 + 0.7, at the hardware model's verification cost at batch 1, 1.34
-    assert after_a["tok_s"] == pytest.approx(10 * 2 * 1.7 / 1.3395, rel=1e-3)
+    # A2 is MTP speculative decoding: E = 1 + 0.7 from the 50 ms step plus the GPU time of verifying 2 tokens
+    assert after_a["tok_s"] == pytest.approx(1000 * 1.7 / (50 + v4_floor(1).verify_added_ms(1)), rel=1e-3)
 
 
 def test_a_step_multiplier_without_regimes_is_refused(client, demo_id):
@@ -129,7 +131,8 @@ def test_deleting_an_effect_removes_it_from_the_plan(client, demo_id):
     response = client.post(f"/campaigns/{demo_id}/effects/1/delete", follow_redirects=False)
     assert response.status_code == 303
     after_a = plan_json(client, demo_id)["regimes"][0]["projections"][0]
-    assert after_a["tok_s"] == pytest.approx(10 * 1.7 / 1.3395, rel=1e-3)  # only A2's speculative decoding remains
+    # only A2's speculative decoding remains: 1.7 tokens from the 100 ms step plus its verify time
+    assert after_a["tok_s"] == pytest.approx(1000 * 1.7 / (100 + v4_floor(1).verify_added_ms(1)), rel=1e-3)
 
 
 def test_rows_of_another_campaign_are_not_found(client, demo_id):

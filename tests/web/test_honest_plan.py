@@ -6,7 +6,9 @@ import re
 
 import pytest
 
+from tests.unit.test_spec_decode_load import v4_floor
 from tierplan.planning.ceiling import ModelSpec as ModelShape
+from tierplan.planning.spec_break_even import speedup_at
 from tierplan.services.presets import MODEL_PRESETS
 
 HTMX = {"HX-Request": "true"}
@@ -35,7 +37,8 @@ def test_the_achievable_ceiling_is_the_floor_at_the_best_measured_efficiency_and
     assert c16["achievable_tok_s"] == pytest.approx(1727 * share, rel=2e-3)
     assert c16["step_vs_floor"].startswith("latency-bound: the step is 75x its floor at concurrency 16")
     # within the physical ceiling, never without how far the plan falls short
-    assert c16["ceiling_verdict"].endswith("the plan reaches 45.0 tok/s, 22.2x short")
+    final = c16["projections"][-1]["tok_s"]
+    assert c16["ceiling_verdict"].endswith(f"the plan reaches {final:.1f} tok/s, {1000 / final:.1f}x short")
 
 
 def test_each_tier_step_carries_its_spread_and_probability(client, demo_id):
@@ -90,10 +93,11 @@ def test_a_time_saved_effect_takes_milliseconds_off_the_step(client, demo_id):
             "saved_ms_high": "1.5", "regime_ids": ["1"], "provenance": "reported", "note": "-0.8 to -1.5 ms TPOT"}
     assert client.post(f"/campaigns/{demo_id}/effects/1/edit", data=form, headers=HTMX).status_code == 204
     after_a = plan_json(client, demo_id)["regimes"][0]["projections"][0]
-    # the 100 ms step loses 1.2 ms; then A2 verifies 2 tokens a sequence in a step 1.34x as long, yielding 1.7
-    assert after_a["step_ms"] == pytest.approx(98.8 * 1.3395, rel=1e-3)
+    # the 100 ms step loses 1.2 ms; then A2 verifies 2 tokens a sequence, adding their GPU time, yielding 1.7
+    added_ms = v4_floor(1).verify_added_ms(1)
+    assert after_a["step_ms"] == pytest.approx(98.8 + added_ms, rel=1e-3)
     assert after_a["tokens_per_step"] == pytest.approx(1.7)
-    assert after_a["tok_s"] == pytest.approx(1000 / 98.8 * 1.7 / 1.3395, rel=1e-3)
+    assert after_a["tok_s"] == pytest.approx(1000 * 1.7 / (98.8 + added_ms), rel=1e-3)
 
 
 def test_the_suggested_order_is_shown_beside_the_team_tiers(client, demo_id):
@@ -142,10 +146,12 @@ def test_landing_an_intervention_and_measuring_after_it_calibrates_the_plan(clie
     calibrated = plan_json(client, demo_id)
     assert calibrated["calibration_applied"] is True
     # A1 is landed and already in the new baseline (36 tok/s); A2's gain is scaled to log(3.6) / log(4.8)
+    # (its tokens to that power, its added verify time in that share)
     realised = math.log(3.6) / math.log(4.8)
-    assert calibrated["regimes"][0]["projections"][0]["tok_s"] == pytest.approx(36 * (1.7 / 1.3395) ** realised,
-                                                                                rel=1e-3)
-    assert before == pytest.approx(36 * 1.7 / 1.3395, rel=1e-3)
+    added = v4_floor(1).verify_added_ms(1) / (1000 / 36)
+    assert calibrated["regimes"][0]["projections"][0]["tok_s"] == pytest.approx(
+        36 * 1.7**realised / (1 + added * realised), rel=1e-3)
+    assert before == pytest.approx(36 * 1.7 / (1 + added), rel=1e-3)
 
 
 def test_a_run_recorded_over_a_warning_is_left_out_of_calibration_and_says_why(client, demo_id):
@@ -277,3 +283,23 @@ def test_kv_cache_presets_follow_their_attention():
     assert v3["kv_bytes_per_token"] == 61 * 576 * 2  # MLA: one 512 + 64 latent a layer, not K and V per head
     assert gpt_oss["kv_bytes_per_token"] == 2 * 18 * 8 * 64 * 2  # the 18 full-attention layers
     assert gpt_oss["expert_bytes_per_weight"] == 4.25 / 8
+
+
+def test_speculative_decoding_says_where_it_stops_paying(client, demo_id):
+    """A2 priced by the hardware model: with a poor acceptance the verify step's GPU time outgrows the tokens gained
+    at some concurrency, and the plan names it as the engine setting that turns drafting off there."""
+    form = {"intervention_id": "2", "kind": "spec_decode", "draft_tokens": "3", "acceptance_low": "0.1",
+            "acceptance_likely": "0.15", "acceptance_high": "0.2", "provenance": "measured"}
+    assert client.post(f"/campaigns/{demo_id}/effects/2/edit", data=form, headers=HTMX).status_code == 204
+    page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
+    found = re.search(r"it stops paying at concurrency ([\d,]+) \(from concurrency 16's measured step of 696 ms\): "
+                      r"set the engine's disable-by-batch-size \(vLLM speculative_config disable_by_batch_size\) "
+                      r"to ([\d,]+)", page)
+    assert found is not None
+    stops, setting = (int(g.replace(",", "")) for g in found.groups())
+    assert setting == stops - 1
+    # by hand at that concurrency: E = 1 + 0.15 + 0.15^2 + 0.15^3 tokens no longer beat the verify step's cost
+    floor, step_ms = v4_floor(16), 16 * 1000 / 23.0  # 23 tok/s at concurrency 16
+    tokens = 1 + 0.15 + 0.15**2 + 0.15**3
+    assert speedup_at(floor, step_ms, tokens, 3, stops) <= 1.0 < speedup_at(floor, step_ms, tokens, 3, stops - 1)
+    assert "it stops paying" in client.get(f"/campaigns/{demo_id}/roadmap.md").text

@@ -52,11 +52,11 @@ def test_a_bad_campaign_form_comes_back_422_with_messages_and_values(client):
 def test_the_plan_page_shows_projections_computed_from_the_stored_inputs(client, demo_id):
     page = client.get(f"/campaigns/{demo_id}")
     assert page.status_code == 200
-    # batch 1: 10 x 4.8 (A1) x 1.7 / 1.34 (A2: MTP with acceptance 0.7; verifying 2 tokens costs 1.34 steps by
-    # the hardware model) = 60.9 after A; then attention 0.63 / 2.5 and moe 0.15 / 2: step 1 - 0.378 - 0.075 = 0.547,
-    # 60.9 / 0.547 = 111.4, shown to 3 figures as 111
-    assert "60.9 tok/s" in page.text and "111 tok/s" in page.text
-    assert "short by 7.90x" in page.text
+    # batch 1: the 100 ms step / 4.8 (A1) = 20.83 ms, plus 0.746 ms of GPU time A2 adds to verify 2 tokens a
+    # sequence (MTP, acceptance 0.7: 1.7 tokens a step): 1000 x 1.7 / 21.58 = 78.8 after A; then attention 0.63 / 2.5
+    # and moe 0.15 / 2 shrink the 20.83 ms to 20.83 x (1 - 0.378 - 0.075) = 11.40 ms: 1000 x 1.7 / 12.14 = 140
+    assert "78.8 tok/s" in page.text and "140 tok/s" in page.text
+    assert "short by 6.34x" in page.text
     assert page.headers["vary"] == "HX-Request"
 
 
@@ -89,9 +89,9 @@ def test_a_gate_check_turns_its_gate_to_pass_and_leaves_the_projection(client, a
     assert "45.0 tok/s on 2026-12-01" in response.text
     assert "Recorded output throughput = 45.0 tok/s as a gate check." in response.text
     assert 'class="card regime"' not in response.text, "a gate check moves no projection"
-    # the baseline is still 10 tok/s: 10 x 4.8 (A1) x 1.7 / 1.34 (A2) after A
+    # the baseline is still 10 tok/s: 1000 x 1.7 / (100 / 4.8 + 0.746) after A
     after = client.get(f"/campaigns/{demo_id}").text
-    assert projection_after_a(before) == projection_after_a(after) == "60.9 tok/s"
+    assert projection_after_a(before) == projection_after_a(after) == "78.8 tok/s"
     assert gate_status(after, "output throughput &gt;= 40.0 tok/s", "batch 1") == "pass"
 
 

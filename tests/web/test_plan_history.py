@@ -56,7 +56,7 @@ def test_the_history_lists_what_each_change_did_to_each_projection(client, app, 
     newest = text(rows[0])
     assert "measured output throughput = 12.5 tok/s of batch 1 (baseline)" in newest
     assert f"batch 1 : P50 {before:.3g} → {after:.3g} tok/s" in newest.replace(",", "")
-    assert f"({(round(after, 1) / round(before, 1) - 1) * 100:+.2g}" in newest
+    assert f"({(after / before - 1) * 100:+.3g}%" in newest
     assert "baseline 10.0 → 12.5 tok/s" in newest and "concurrency 16 : no change" in newest
     assert "new regime" in text(rows[-1])
     later = client.get(f"/campaigns/{demo_id}/history?since=2026-12-02").text

@@ -22,10 +22,10 @@ def test_the_head_states_the_best_projection_with_its_band_target_ceiling_and_ve
     batch1 = next(r for r in plan["regimes"] if r["name"] == "batch 1")
     final = batch1["projections"][-1]
     head = text(tile(page, "batch 1"))
-    # the API's figures written as the tables write them: 126.5 tok/s after C, P10-P90 72.7-221, 575.9 ceiling
-    assert batch1["verdict"] == "short by 7.90x" and batch1["verdict"] in head
-    assert "127 tok/s after C" in head and "P10–P90 72.7–221 tok/s" in head and "P(target) 0%" in head
-    assert round(final["tok_s"]) == 127 and round(final["p90_tok_s"]) == 221 and round(final["p10_tok_s"], 1) == 72.7
+    # the API's figures written as the tables write them: 157.7 tok/s after C, P10-P90 93.0-268, 575.9 ceiling
+    assert batch1["verdict"] == "short by 6.34x" and batch1["verdict"] in head
+    assert "158 tok/s after C" in head and "P10–P90 93.0–268 tok/s" in head and "P(target) 0%" in head
+    assert round(final["tok_s"]) == 158 and round(final["p90_tok_s"]) == 268 and round(final["p10_tok_s"], 1) == 93.0
     assert "target 1,000 tok/s" in head and "ceiling 576 tok/s" in head and "baseline 10.0 tok/s" in head
     assert "Target 1.74x above the hardware ceiling: not reachable" in head
     assert 'class="tile short"' in page
@@ -73,6 +73,6 @@ def test_the_assumptions_read_like_the_rest_of_the_page(client, demo_id):
     page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
     assumed = text(re.search(r'<div[^>]*id="assumptions".*?</ul>\s*</div>', page, re.S).group(0))
     assert "hardware spec: scaling efficiency: assumed" in assumed and "scaling_efficiency" not in assumed
-    assert "by the hardware model, 1.34 in batch 1" in assumed and "enter the specs" not in assumed
+    assert "adds, by the hardware model, 0.746 ms in batch 1" in assumed and "enter the specs" not in assumed
     specs = html.unescape(client.get(f"/campaigns/{demo_id}/specs").text)
     assert "memory bandwidth: NVIDIA RTX PRO 6000 Blackwell datasheet" in specs and "bandwidth_gb_s:" not in specs

@@ -153,7 +153,7 @@ def predicted_gain(interventions: Iterable[Intervention], regime: Regime, campai
             draw = point_draw(effect)
             before = state.per_token()
             if apply_effect(effect, draw, state, context) is None:
-                moved = magnitude(effect, draw, before, state.per_token(), context.floor)
+                moved = magnitude(effect, draw, before, state.per_token(), context)
                 variances[effect.kind] = variances.get(effect.kind, 0.0) + (sigma(effect.kind) * moved) ** 2
     kind = max(variances, key=lambda k: variances[k]) if variances else None
     return float(start / state.per_token()), math.sqrt(sum(variances.values())), kind

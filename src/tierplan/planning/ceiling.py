@@ -17,6 +17,13 @@ from typing import Any
 
 from tierplan.planning.model import PlanningError
 
+# Share of the datasheet bandwidth and peak FLOP/s the kernels of a verify step reach. SpecDecode-Bench's step-time
+# fit for Llama-3.1-8B on one H100 under vLLM (github.com/SpecDecode-Bench/simulator, predictor.py, fitted on its
+# measured runs at batch 1-64) costs each batched token 21.0 us and each KV token 0.039 us on top of 5.9 ms: 16 GFLOP a
+# token at the H100's 989 TFLOP/s is 16.2 us (0.77 of peak), 128 KiB of KV at 3.35 TB/s is 0.039 us (1.0), its 16 GB
+# of weights 4.8 ms (0.81 of the fixed part). 0.8 is that, stated.
+VERIFY_EFFICIENCY = 0.8
+
 
 @dataclass(frozen=True)
 class GpuSpec:
@@ -166,6 +173,20 @@ class StepFloor:
     def verify_cost(self, draft_tokens: int) -> float:
         """A step verifying g drafts a sequence over a plain step, as the floors see it (>= 1)."""
         return self.floor_ms(draft_tokens + 1) / self.floor_ms(1)
+
+    def verify_added_ms(self, draft_tokens: int, concurrency: int | None = None) -> float:
+        """GPU time (ms) a step verifying g drafts a sequence adds to a plain one, at `concurrency` (the regime's when
+        None): the bytes its extra tokens read (experts they touch) plus the FLOPs they take, each at
+        VERIFY_EFFICIENCY. The two add rather than overlap: a real step's FLOPs grow with the tokens in flight on top
+        of its weight streaming (the SpecDecode-Bench fit above is of that shape), where the floor's max() would call
+        them free until compute binds."""
+        return self.additive_ms(draft_tokens + 1, concurrency) - self.additive_ms(1, concurrency)
+
+    def additive_ms(self, tokens_per_sequence: int = 1, concurrency: int | None = None) -> float:
+        """A step's bytes at the bandwidth plus its FLOPs at the peak (ms), each at VERIFY_EFFICIENCY."""
+        ceiling = decode_ceiling(self.gpu, self.model, self.concurrency if concurrency is None else concurrency,
+                                 self.context_tokens, tokens_per_sequence)
+        return (ceiling.memory_floor_ms + (ceiling.compute_floor_ms or 0.0)) / VERIFY_EFFICIENCY
 
     def ceiling_tok_s(self, tokens_per_step: Any = 1.0, verify_tokens: int = 1) -> Any:
         """Throughput cap when a step yields `tokens_per_step` a sequence with `verify_tokens` in flight."""

@@ -127,7 +127,7 @@ def _check_spec(effect: Effect) -> None:
 def _spec_magnitude(effect: Effect, draw: EffectDraw, regime: RegimeContext) -> Value:
     """|ln E| + |ln cost|: the tokens gained and the cost paid both carry the model's error."""
     spec = need(effect.spec, "the speculative decoding")
-    cost = spec_cost(spec, draw.draft_cost, regime.floor)
+    cost = spec_cost(spec, draw.draft_cost, regime.floor, regime.step_ms)
     if cost is None:
         return 0.0
     return np.abs(np.log(spec_tokens(spec, draw.acceptance))) + np.abs(np.log(cost))
@@ -135,7 +135,7 @@ def _spec_magnitude(effect: Effect, draw: EffectDraw, regime: RegimeContext) -> 
 
 SPEC_DECODE = KindRule(
     EffectKind.SPEC_DECODE, prior_sigma=0.20, inputs=_spec_inputs, check=_check_spec,
-    change=lambda e, d, s, r: spec_decode(s, need(e.spec, "the speculative decoding"), d, r.floor),
+    change=lambda e, d, s, r: spec_decode(s, need(e.spec, "the speculative decoding"), d, r),
     calibrate=lambda d, realised: EffectDraw(acceptance=d.acceptance, draft_cost=d.draft_cost, realised=realised),
     headline="acceptance", estimates=("acceptance", "draft_cost"), magnitude=_spec_magnitude, tokens=True)
 

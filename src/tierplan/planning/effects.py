@@ -13,7 +13,7 @@ import numpy as np
 from tierplan.planning.effect_kinds import rule_of
 from tierplan.planning.model import Effect, ThreePoint
 from tierplan.planning.step import StepState, Value
-from tierplan.planning.step_changes import EffectDraw, RegimeContext, VerifyCost
+from tierplan.planning.step_changes import EffectDraw, RegimeContext
 
 
 def three_points(effect: Effect) -> dict[str, ThreePoint]:
@@ -38,12 +38,12 @@ def change_step(effect: Effect, draw: EffectDraw, state: StepState, regime: Regi
     return rule_of(effect.kind).change(effect, draw, state, regime)
 
 
-def magnitude(effect: Effect, draw: EffectDraw, before: Value, after: Value, floor: VerifyCost | None = None) -> Value:
+def magnitude(effect: Effect, draw: EffectDraw, before: Value, after: Value, regime: RegimeContext) -> Value:
     """How far an effect moves the step: |ln| of the per-token step change, unless its kind measures it otherwise
     (spec decoding: |ln E| + |ln cost|)."""
     own = rule_of(effect.kind).magnitude
     if own is not None:
-        return own(effect, draw, RegimeContext("", None, floor))
+        return own(effect, draw, regime)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(np.asarray(after) > 0, np.asarray(before) / np.maximum(np.asarray(after), 1e-300), 1.0)
     value = np.abs(np.log(np.maximum(ratio, 1e-300)))

@@ -31,15 +31,15 @@ LAUNCH_FIELDS = ("gpu_items", "host_launches", "host_cost", "host_fixed", "gap",
 
 @dataclass
 class Floors:
-    """The hardware models of a stack's regimes: verify_cost gives a column of one value a regime."""
+    """The hardware models of a stack's regimes: verify_added_ms gives a column of one value a regime."""
 
     floors: tuple[StepFloor, ...]
-    costs: dict[int, Any] = field(default_factory=dict)
+    added_ms: dict[int, Any] = field(default_factory=dict)
 
-    def verify_cost(self, draft_tokens: int) -> Any:
-        if draft_tokens not in self.costs:
-            self.costs[draft_tokens] = np.array([[f.verify_cost(draft_tokens)] for f in self.floors])
-        return self.costs[draft_tokens]
+    def verify_added_ms(self, draft_tokens: int) -> Any:
+        if draft_tokens not in self.added_ms:
+            self.added_ms[draft_tokens] = np.array([[f.verify_added_ms(draft_tokens)] for f in self.floors])
+        return self.added_ms[draft_tokens]
 
 
 @dataclass(frozen=True)
@@ -155,8 +155,8 @@ def stack_log_gains(stack: Stack, groups: list[Group], states: dict[str, StepSta
 
 
 def states_after(stack: Stack, scores: Scores, candidate: int, states: dict[str, StepState]) -> dict[str, StepState]:
-    """The stack's regimes' steps once `candidate` is picked: its column of the batch (buckets a regime lacks stay
-    out, they are 0 there and no effect makes them more)."""
+    """The stack's regimes' steps once `candidate` is picked: its column of the batch (a bucket a regime lacks stays
+    out while it is 0 there: only the verify step's bucket is ever added)."""
     batch, rows = scores.batch, len(stack.regimes)
 
     def column(value: Any) -> list[Any]:
@@ -170,7 +170,8 @@ def states_after(stack: Stack, scores: Scores, candidate: int, states: dict[str,
     tokens, verify = column(batch.tokens), column(batch.verify_tokens)
     out = {}
     for i, regime in enumerate(stack.regimes):
-        out[regime.name] = StepState({b: buckets[b][i] for b in states[regime.name].buckets},
+        own = states[regime.name].buckets
+        out[regime.name] = StepState({b: values[i] for b, values in buckets.items() if b in own or values[i] != 0},
                                      None if launch is None else LaunchState(*(values[i] for values in launch)),
                                      tokens[i], int(verify[i]))
     return out

@@ -16,6 +16,8 @@ import numpy as np
 from tierplan.planning.model import Profile, SpecDecode, need
 from tierplan.planning.step import HOST_BUCKET, StepState, Value, maximum, start_state
 
+VERIFY_BUCKET = "spec_verify"  # the GPU time verifying drafts adds a step (no draft cost entered)
+
 
 @dataclass(frozen=True)
 class EffectDraw:
@@ -33,7 +35,7 @@ class EffectDraw:
 class VerifyCost(Protocol):
     """What speculative decoding asks of a hardware model (a StepFloor; a stack of them in order_batch.py)."""
 
-    def verify_cost(self, draft_tokens: int) -> Value: ...
+    def verify_added_ms(self, draft_tokens: int) -> Value: ...
 
 
 @dataclass(frozen=True)
@@ -73,19 +75,21 @@ def spec_tokens(spec: SpecDecode, acceptance: Value = None) -> Value:
     return spec_expected_tokens(acceptance, spec.draft_tokens)
 
 
-def spec_cost(spec: SpecDecode, draft_cost: Value = None, floor: VerifyCost | None = None) -> Value:
-    """The draft-and-verify step over a plain one: 1 + g c with a draft cost, else the hardware model's ratio."""
+def spec_cost(spec: SpecDecode, draft_cost: Value = None, floor: VerifyCost | None = None,
+              step_ms: Value = None) -> Value:
+    """The draft-and-verify step over a plain one: 1 + g c with a draft cost, else the measured step (`step_ms`)
+    plus the GPU time the hardware model says verifying g + 1 tokens a sequence adds, over that step."""
     if spec.draft_cost is not None:
         return spec_step_cost(spec.draft_tokens, spec.draft_cost.likely if draft_cost is None else draft_cost)
-    if floor is not None:
-        return floor.verify_cost(spec.draft_tokens)
+    if floor is not None and step_ms is not None:
+        return 1.0 + floor.verify_added_ms(spec.draft_tokens) / step_ms
     return None
 
 
 def spec_speedup(spec: SpecDecode, acceptance: Value = None, draft_cost: Value = None,
-                 floor: VerifyCost | None = None) -> Value:
+                 floor: VerifyCost | None = None, step_ms: Value = None) -> Value:
     """E / step cost for the given (or likely) acceptance and draft cost; None without a cost to go on."""
-    cost = spec_cost(spec, draft_cost, floor)
+    cost = spec_cost(spec, draft_cost, floor, step_ms)
     return None if cost is None else spec_tokens(spec, acceptance) / cost
 
 
@@ -149,22 +153,24 @@ def _ratio(top: Value, bottom: Value) -> Value:
     return top / bottom if bottom > 0 else 0.0
 
 
-def spec_decode(state: StepState, spec: SpecDecode, draw: EffectDraw, floor: VerifyCost | None) -> str | None:
-    """E tokens a step at the draft-and-verify cost (`realised`: the share of the log-gain calibration keeps)."""
+def spec_decode(state: StepState, spec: SpecDecode, draw: EffectDraw, regime: RegimeContext) -> str | None:
+    """E tokens a step at the draft-and-verify cost (`realised`: the share of the log-gain calibration keeps).
+
+    With a draft cost c the step is 1 + g c times as long. Without one, the verify step is the step as it stands plus
+    the GPU time of g more tokens a sequence in flight (the hardware model's, StepFloor.verify_added_ms), added as
+    its own bucket: fixed costs a step (launches, collectives, small kernels) do not grow with the tokens verified,
+    and on a host-bound step the added GPU work is hidden until the GPU side binds."""
     keep = 1.0 if draw.realised is None else draw.realised
     tokens = spec_tokens(spec, draw.acceptance) ** keep
     if spec.draft_cost is not None:
         scale_all(state, spec_step_cost(spec.draft_tokens, draw.draft_cost) ** keep)
-    elif floor is not None:
-        # the verification step's GPU work follows the hardware model; host work and launches stay as they are
-        cost = floor.verify_cost(spec.draft_tokens) ** keep
-        for bucket in state.buckets:
-            if bucket != HOST_BUCKET:
-                state.buckets[bucket] = state.buckets[bucket] * cost
-        if state.launch is not None:
-            state.launch.gap = state.launch.gap * cost
-    else:
+    elif regime.floor is None:
         return "no draft cost entered and no hardware and model specs to estimate it"
+    elif regime.step_ms is None:
+        return "no draft cost entered and no baseline step to add the verify step's GPU time to"
+    else:
+        added = regime.floor.verify_added_ms(spec.draft_tokens) / regime.step_ms * keep
+        state.buckets[VERIFY_BUCKET] = state.buckets.get(VERIFY_BUCKET, 0.0) + added
     state.tokens = state.tokens * tokens
     verify = spec.draft_tokens + 1
     if isinstance(keep, np.ndarray):  # a batch of candidates (order_batch.py): only the members verify more

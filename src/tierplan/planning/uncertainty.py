@@ -136,7 +136,7 @@ def _apply(intervention: Intervention, draws: list[EffectDraw], noise: Any, stat
         before = state.per_token() if before is None else before
         if apply_effect(effect, draw, state, context) is None:
             after = state.per_token()
-            moved = magnitude(effect, draw, before, after, context.floor)
+            moved = magnitude(effect, draw, before, after, context)
             error += sigma(effect.kind, scales.get(effect.kind, scale)) * moved * z
             before = after
 

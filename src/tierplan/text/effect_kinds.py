@@ -39,8 +39,8 @@ ESTIMATES = {
     "acceptance": Estimate("Acceptance rate", "0..1", bounds={"ge": 0, "le": 1}),
     "draft_cost": Estimate(
         "Draft cost c", "of a step", bounds={"ge": 0},
-        help="all three blank: the hardware model gives the cost of verifying g + 1 tokens a sequence "
-             "(it grows with concurrency)"),
+        help="all three blank: the step costs what it measured plus the GPU time the hardware model gives "
+             "g more tokens a sequence (it grows with concurrency); a draft model's own time is then not counted"),
     "removed": Estimate(
         "Share of per-launch host cost removed", "0..1", bounds={"ge": 0, "le": 1},
         help="CUDA graphs replay a step with one launch: most of each launch's host cost goes (0.9-0.99)"),
@@ -73,12 +73,12 @@ def spec_decode_text(effect: Effect, regime_names: Sequence[str] = (), floors: F
                 f"{fmt.factor(tokens / step_cost)} faster")
     floors = floors or {}
     names = list(regime_names) or list(floors)
-    costs = [(n, floors[n].verify_cost(spec.draft_tokens)) for n in names if n in floors]
-    if not costs:
+    added = [(n, floors[n].verify_added_ms(spec.draft_tokens)) for n in names if n in floors]
+    if not added:
         return f"{head}, draft cost from the hardware model (enter the specs to see it): E = {tokens:.2f} tokens a step"
-    per_regime = ", ".join(f"{c:.2f} in {n} ({fmt.factor(tokens / c)} faster)" for n, c in costs)
-    return (f"{head}: E = {tokens:.2f} tokens a step; verifying {spec.draft_tokens + 1} tokens a sequence costs, "
-            f"by the hardware model, {per_regime}")
+    per_regime = ", ".join(f"{fmt.number(ms, 'ms')} in {n}" for n, ms in added)
+    return (f"{head}: E = {tokens:.2f} tokens a step; verifying {spec.draft_tokens + 1} tokens a sequence adds, by "
+            f"the hardware model, {per_regime} of GPU time to the step")
 
 
 KIND_TEXTS: dict[EffectKind, KindText] = {

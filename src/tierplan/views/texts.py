@@ -6,9 +6,11 @@ from collections.abc import Sequence
 
 from tierplan.models.measurements import MeasurementPublic
 from tierplan.planning.metrics import THROUGHPUT_METRIC
-from tierplan.planning.model import Effect, Regime, need
-from tierplan.planning.projection import RegimeProjection, Step
+from tierplan.planning.model import Campaign, Effect, Regime, need
+from tierplan.planning.projection import RegimeProjection, Step, baseline_step_ms
+from tierplan.planning.spec_break_even import break_even
 from tierplan.planning.step import host_cost_us, start_state
+from tierplan.planning.step_changes import spec_tokens
 from tierplan.services.analysis import Analysis
 from tierplan.services.records import PlanRecord
 from tierplan.text import effect_kinds as kind_texts
@@ -65,4 +67,28 @@ def launch_text(core_regime: Regime) -> str:
 
 def effect_text(effect: Effect, regime_names: Sequence[str], analysis: Analysis | None = None) -> str:
     """One effect as the plan lists it (tierplan/text/effect_kinds.py), priced by the campaign's hardware model."""
-    return kind_texts.effect_text(effect, regime_names, dict(analysis.campaign.floors) if analysis else {})
+    text = kind_texts.effect_text(effect, regime_names, dict(analysis.campaign.floors) if analysis else {})
+    stop = break_even_text(effect, analysis.campaign) if analysis else ""
+    return f"{text}; {stop}" if stop else text
+
+
+def break_even_text(effect: Effect, campaign: Campaign) -> str:
+    """Where speculative decoding priced by the hardware model stops paying, from the measured step of the busiest
+    regime it holds in ("" for another effect, a draft cost entered, or no regime with specs and a baseline)."""
+    spec = effect.spec
+    if spec is None or spec.draft_cost is not None:
+        return ""
+    anchors = [(r, campaign.floor_of(r.name), baseline_step_ms(r)) for r in campaign.regimes
+               if effect.applies_to(r.name)]
+    usable = [(r, floor, step) for r, floor, step in anchors if floor is not None and step]
+    if not usable:
+        return ""
+    regime, floor, step = max(usable, key=lambda found: found[0].concurrency)
+    found = break_even(regime.name, floor, step, float(spec_tokens(spec)), spec.draft_tokens)
+    where = f"from {regime.name}'s measured step of {fmt.number(step, 'ms')}"
+    if found.stops_at is None:
+        return f"it pays at every concurrency up to {found.limit:,}, the most the KV cache fits ({where})"
+    if found.stops_at <= 1:
+        return f"it does not pay at any concurrency ({where})"
+    return (f"it stops paying at concurrency {found.stops_at:,} ({where}): set the engine's disable-by-batch-size "
+            f"(vLLM speculative_config disable_by_batch_size) to {found.stops_at - 1:,}")
