@@ -27,6 +27,8 @@ ONE_OF_EACH = {
         2, draft_cost=ThreePoint(0.05, 0.1, 0.2), acceptance=ThreePoint(0.5, 0.7, 0.8))),
     EffectKind.LAUNCH_OVERHEAD: Effect(EffectKind.LAUNCH_OVERHEAD, removed=ThreePoint(0.5, 0.8, 0.9)),
     EffectKind.LAUNCH_COUNT: Effect(EffectKind.LAUNCH_COUNT, launches=ThreePoint(-200, -100, -50)),
+    EffectKind.GPU_WORK: Effect(EffectKind.GPU_WORK, gpu_ms=ThreePoint(-0.5, -0.3, -0.1),
+                                gpu_ms_per_seq=ThreePoint(-0.02, -0.01, 0.0), gpu_items=ThreePoint(-20, -10, 0)),
 }
 
 

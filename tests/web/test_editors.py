@@ -228,3 +228,24 @@ def test_an_effect_on_a_bucket_no_profile_has_is_saved_and_said_so_at_its_field(
     moved = client.post(edit_url.removesuffix("?saved=1"), data=form, headers=HTMX)
     assert moved.headers["HX-Redirect"] == f"/campaigns/{demo_id}"  # a bucket batch 1 has: straight to the plan
     assert 'class="warning"' not in client.get(edit_url).text
+
+
+def test_an_effect_that_adds_gpu_work_a_sequence_makes_the_plan_slower_where_it_holds(client, demo_id):
+    """A static cache's attention over its whole length: 5 ms more GPU time for each sequence in flight, on top of
+    tier A (form fields generated from the kind's inputs; the form explains each with an example)."""
+    page = html.unescape(client.get(f"/campaigns/{demo_id}/effects/new").text)
+    assert "GPU work a step added or removed" in page and "padding to a captured batch size" in page
+    before = plan_json(client, demo_id)["regimes"][1]["projections"][0]
+    form = {"intervention_id": "1", "kind": "gpu_work", "gpu_ms_per_seq_low": "3", "gpu_ms_per_seq_likely": "5",
+            "gpu_ms_per_seq_high": "8", "regime_ids": ["2"], "provenance": "assumed", "note": "static KV cache"}
+    response = client.post(f"/campaigns/{demo_id}/effects/new", data=form, headers=HTMX)
+    assert response.status_code == 204, response.text
+    after = plan_json(client, demo_id)["regimes"][1]["projections"][0]
+    # concurrency 16: 16 x 5 ms = 80 ms more GPU time a step, on a profile without launch counts (shares only)
+    assert after["step_ms"] == pytest.approx(before["step_ms"] + 80, rel=1e-6)
+    assert after["tok_s"] < before["tok_s"]
+    plan = html.unescape(client.get(f"/campaigns/{demo_id}").text)
+    assert "GPU work added (negative: removed): 5 ms (3–8 ms) a sequence in flight in concurrency 16" in plan
+    missing = dict(form, gpu_ms_per_seq_low="", gpu_ms_per_seq_likely="", gpu_ms_per_seq_high="")
+    refused = client.post(f"/campaigns/{demo_id}/effects/new", data=missing, headers=HTMX)
+    assert refused.status_code == 422 and "give the GPU time" in field_errors(refused.text)["gpu_ms_likely"]

@@ -18,6 +18,7 @@ from tierplan.planning.step import StepState, Value
 from tierplan.planning.step_changes import (
     EffectDraw,
     RegimeContext,
+    change_gpu_work,
     change_launches,
     remove_launch_overhead,
     save_time,
@@ -171,8 +172,30 @@ LAUNCH_COUNT = KindRule(
     calibrate=lambda d, realised: EffectDraw(launches=d.launches * realised), headline="launches",
     estimates=("launches",))
 
+GPU_WORK_INPUTS = ("gpu_ms", "gpu_ms_per_seq", "gpu_items")
+
+
+def _gpu_work(effect: Effect) -> dict[str, ThreePoint]:
+    return {name: point for name in GPU_WORK_INPUTS if (point := getattr(effect, name)) is not None}
+
+
+def _check_gpu_work(effect: Effect) -> None:
+    if not _gpu_work(effect):
+        raise PlanningError("give the GPU time it adds a step, a sequence, or the work items it adds", "gpu_ms")
+
+
+def _gpu_work_share(draw: EffectDraw, realised: float) -> EffectDraw:
+    return EffectDraw(**{name: None if (value := getattr(draw, name)) is None else value * realised
+                         for name in GPU_WORK_INPUTS})
+
+
+GPU_WORK = KindRule(
+    EffectKind.GPU_WORK, prior_sigma=0.15, inputs=_gpu_work, check=_check_gpu_work,
+    change=lambda e, d, s, r: change_gpu_work(s, d, r), calibrate=_gpu_work_share, headline="gpu_ms",
+    estimates=GPU_WORK_INPUTS)
+
 KINDS: dict[EffectKind, KindRule] = {rule.kind: rule for rule in
-                                     (BUCKET, STEP, TIME_SAVED, SPEC_DECODE, LAUNCH_OVERHEAD, LAUNCH_COUNT)}
+                                     (BUCKET, STEP, TIME_SAVED, SPEC_DECODE, LAUNCH_OVERHEAD, LAUNCH_COUNT, GPU_WORK)}
 
 
 def rule_of(kind: EffectKind) -> KindRule:

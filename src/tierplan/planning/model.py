@@ -59,6 +59,7 @@ class EffectKind(StrEnum):
     SPEC_DECODE = "spec_decode"  # speculative decoding: draft length, acceptance, draft cost
     LAUNCH_OVERHEAD = "launch_overhead"  # a share of the per-launch host cost removed (CUDA graphs)
     LAUNCH_COUNT = "launch_count"  # launches a step added or removed (a fused or SDPA path)
+    GPU_WORK = "gpu_work"  # GPU time and work items a step added or removed (a static cache's copies, quant kernels)
 
 
 class MeasurementKind(StrEnum):
@@ -197,7 +198,9 @@ class Effect:
     effect, which takes `saved_ms` off each step (off `bucket` when named).
     A spec-decode effect makes a step yield E tokens a sequence at its draft-and-verify cost.
     A launch-overhead effect removes the share `removed` (0..1) of the per-launch host cost; a
-    launch-count effect adds `launches` (negative: removes) GPU work items a step.
+    launch-count effect adds `launches` (negative: removes) GPU work items a step. A GPU-work effect adds
+    `gpu_ms` of GPU time a step, `gpu_ms_per_seq` more for each sequence in flight, and `gpu_items` work items
+    (any of the three; negative removes).
     """
 
     kind: EffectKind
@@ -208,6 +211,9 @@ class Effect:
     spec: SpecDecode | None = None
     removed: ThreePoint | None = None
     launches: ThreePoint | None = None
+    gpu_ms: ThreePoint | None = None
+    gpu_ms_per_seq: ThreePoint | None = None
+    gpu_items: ThreePoint | None = None
 
     def __post_init__(self) -> None:
         from tierplan.planning.effect_kinds import rule_of  # the registry imports Effect: read it once both exist

@@ -25,7 +25,8 @@ from tierplan.planning.projection import baseline_step_ms, cap_tok_s
 from tierplan.planning.step import LaunchState, StepState
 from tierplan.planning.step_changes import EffectDraw, RegimeContext
 
-IDENTITY = {"speedup": 1.0, "saved_ms": 0.0, "removed": 0.0, "launches": 0.0, "draft_cost": 0.0}
+IDENTITY = {"speedup": 1.0, "saved_ms": 0.0, "removed": 0.0, "launches": 0.0, "draft_cost": 0.0, "gpu_ms": 0.0,
+            "gpu_ms_per_seq": 0.0, "gpu_items": 0.0}
 LAUNCH_FIELDS = ("gpu_items", "host_launches", "host_cost", "host_fixed", "gap", "host_factor")
 
 
@@ -79,7 +80,8 @@ def stacks_of(regimes: list[Regime], initial: dict[str, StepState], campaign: Ca
         floors = [campaign.floor_of(r.name) for r in members]
         step_ms = None if steps[0] is None else np.array([[s] for s in steps], dtype=float)
         floor = None if floors[0] is None else Floors(tuple(f for f in floors if f is not None))
-        stacks.append(Stack(tuple(members), RegimeContext("", step_ms, floor)))
+        concurrency = np.array([[r.concurrency] for r in members], dtype=float)
+        stacks.append(Stack(tuple(members), RegimeContext("", step_ms, floor, concurrency)))
     return stacks
 
 
@@ -115,8 +117,8 @@ def groups_of(candidates: list[Intervention], draws: dict[str, list[EffectDraw]]
 
 def _shape(effect: Effect) -> tuple[Any, ...]:
     spec = effect.spec
-    if spec is None:
-        return (effect.kind, effect.bucket)
+    if spec is None:  # the inputs it gives too: a GPU-work effect may give any of three
+        return (effect.kind, effect.bucket, tuple(sorted(three_points(effect))))
     return (effect.kind, spec.draft_tokens, spec.per_position, spec.draft_cost is None, spec.acceptance is None)
 
 

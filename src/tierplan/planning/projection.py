@@ -93,7 +93,7 @@ def baseline_step_ms(regime: Regime) -> float | None:
 
 
 def context_of(regime: Regime, campaign: Campaign) -> RegimeContext:
-    return RegimeContext(regime.name, baseline_step_ms(regime), campaign.floor_of(regime.name))
+    return RegimeContext(regime.name, baseline_step_ms(regime), campaign.floor_of(regime.name), regime.concurrency)
 
 
 def counts(intervention: Intervention, regime: Regime) -> bool:

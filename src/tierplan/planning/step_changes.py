@@ -17,6 +17,7 @@ from tierplan.planning.model import Profile, SpecDecode, need
 from tierplan.planning.step import HOST_BUCKET, StepState, Value, maximum, start_state
 
 VERIFY_BUCKET = "spec_verify"  # the GPU time verifying drafts adds a step (no draft cost entered)
+ADDED_BUCKET = "added_gpu_work"  # GPU time a change adds a step (a static cache's copies, quantisation kernels)
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,9 @@ class EffectDraw:
     draft_cost: Any = None
     removed: Any = None
     launches: Any = None
+    gpu_ms: Any = None
+    gpu_ms_per_seq: Any = None
+    gpu_items: Any = None
     realised: Any = None  # calibration: the share of its log-gain a spec-decode effect keeps (arrays: order_batch)
 
 
@@ -45,6 +49,7 @@ class RegimeContext:
     name: str
     step_ms: Value  # the baseline step (ms), to turn milliseconds into a share of it; None without a baseline
     floor: VerifyCost | None = None
+    concurrency: Value = 1  # sequences in flight a step
 
 
 def spec_expected_tokens(acceptance: Value, draft_tokens: int) -> Value:
@@ -201,4 +206,31 @@ def change_launches(state: StepState, launches: Value) -> str | None:
     items = maximum(launch.gpu_items + launches, 0.0)
     launch.host_launches = maximum(launch.host_launches + launches * per_item, 0.0)
     launch.gpu_items = items
+    return None
+
+
+def change_gpu_work(state: StepState, draw: EffectDraw, regime: RegimeContext) -> str | None:
+    """GPU time added a step (`gpu_ms`, plus `gpu_ms_per_seq` a sequence in flight), as a share of the baseline
+    step, in a bucket of its own; negative time comes off the GPU buckets in proportion (never below zero). Work
+    items added (`gpu_items`) each pay the GPU's gap, and their launches on an eager path (as a launch count)."""
+    per_step = 0.0 if draw.gpu_ms is None else draw.gpu_ms
+    per_seq = 0.0 if draw.gpu_ms_per_seq is None else draw.gpu_ms_per_seq * regime.concurrency
+    added_ms = per_step + per_seq
+    if not (np.all(np.asarray(added_ms) == 0)):
+        if regime.step_ms is None:
+            return "no baseline step to turn the GPU time it adds into a share of the step"
+        added = added_ms / regime.step_ms
+        more = maximum(added, 0.0)
+        state.buckets[ADDED_BUCKET] = state.buckets.get(ADDED_BUCKET, 0.0) + more
+        less = more - added  # what it removes (>= 0)
+        gpu = [bucket for bucket in state.buckets if bucket != HOST_BUCKET]
+        busy = sum(state.buckets[bucket] for bucket in gpu)
+        factor = _ratio(maximum(busy - less, 0.0), busy)
+        for bucket in gpu:
+            state.buckets[bucket] = state.buckets[bucket] * factor
+    if draw.gpu_items is not None and not np.all(np.asarray(draw.gpu_items) == 0):
+        if state.launch is None:
+            state.notes.append("no launch counts in the profile: the work items it adds are not priced")
+        else:
+            change_launches(state, draw.gpu_items)
     return None

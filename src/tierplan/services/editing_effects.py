@@ -60,7 +60,7 @@ def _core_errors(exc: PlanningError, estimates: Mapping[str, Any]) -> dict[str, 
     """The core's objection, on the form field it names (a three-point: its blank points, else its likely one)."""
     name = exc.field or "kind"
     if name in POINT_NAMES:
-        if name not in estimates:
+        if name not in estimates and str(exc).endswith("is missing"):  # need(): this kind has to have it
             return dict.fromkeys(POINT_NAMES[name], "required for this kind of effect")
         return {point_name(name, "likely"): str(exc)}
     return {FORM_FIELDS.get(name, name): str(exc)}

@@ -48,6 +48,19 @@ ESTIMATES = {
         "Launches a step added", "negative: removed",
         help="GPU kernels, memcpys and memsets a step, as the regime's trace counts them: SDPA instead of "
              "eager attention removes about 9 a layer"),
+    "gpu_ms": Estimate(
+        "GPU time a step added", "ms, negative: removed",
+        help="work the change puts on the GPU whatever the batch: quantisation kernels in front of every GEMM "
+             "(a few µs each, times the GEMMs of a step), a static cache's extra copies; a prototype's trace "
+             "against the baseline's says how much"),
+    "gpu_ms_per_seq": Estimate(
+        "GPU time added per sequence in flight", "ms, negative: removed",
+        help="work that grows with the batch: attention over a static cache's whole length instead of the "
+             "tokens so far, padding to a captured batch size; multiplied by each regime's concurrency"),
+    "gpu_items": Estimate(
+        "GPU work items a step added", "negative: removed",
+        help="kernels, memcpys and memsets the change adds a step (each pays the GPU's gap, and a launch where "
+             "the step is launched op by op)"),
 }
 
 
@@ -81,6 +94,18 @@ def spec_decode_text(effect: Effect, regime_names: Sequence[str] = (), floors: F
             f"the hardware model, {per_regime} of GPU time to the step")
 
 
+def gpu_work_text(effect: Effect) -> str:
+    """"GPU work: +0.3 ms (0.2–0.5 ms) a step, +0.05 ms (0.03–0.08 ms) a sequence in flight, +64 items a step"."""
+    parts = []
+    if effect.gpu_ms is not None:
+        parts.append(f"{three(effect.gpu_ms, ' ms')} a step")
+    if effect.gpu_ms_per_seq is not None:
+        parts.append(f"{three(effect.gpu_ms_per_seq, ' ms')} a sequence in flight")
+    if effect.gpu_items is not None:
+        parts.append(f"{three(effect.gpu_items)} work items a step")
+    return "GPU work added (negative: removed): " + ", ".join(parts)
+
+
 KIND_TEXTS: dict[EffectKind, KindText] = {
     EffectKind.BUCKET: KindText(
         "speedup of one bucket", lambda e, names, floors: f"{e.bucket} {three(e.speedup, 'x')} faster"),
@@ -97,6 +122,8 @@ KIND_TEXTS: dict[EffectKind, KindText] = {
     EffectKind.LAUNCH_COUNT: KindText(
         "launches a step changed (a fused or SDPA path)",
         lambda e, names, floors: f"launches a step changed by {three(e.launches)}"),
+    EffectKind.GPU_WORK: KindText("GPU work a step added or removed (a static cache, quantisation kernels)",
+                                  lambda e, names, floors: gpu_work_text(e)),
 }
 
 
