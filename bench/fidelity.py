@@ -26,6 +26,7 @@ from tierplan.planning import model as core
 from tierplan.planning.projection import project_regime
 from tierplan.planning.step import GPU_GAP_PRIOR_US
 from tierplan.planning.uncertainty import simulate
+from tierplan.views.texts import band_text
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = Path(__file__).with_name("fidelity_cases.json")
@@ -85,7 +86,7 @@ def replay(case: dict, samples: int, seed: int) -> dict:
     return {"name": case["name"], "unit": unit, "likely": likely_value, "p10": p10, "p50": p50, "p90": p90,
             "measured": measured, "error": p50 / measured - 1,
             "inside": p10 * (1 - 1e-9) <= measured <= p90 * (1 + 1e-9),
-            "input_share": spread.input_share}
+            "band": band_text(spread.input_share, spread.risk_share)}
 
 
 def main() -> None:
@@ -95,7 +96,7 @@ def main() -> None:
     args = parser.parse_args()
     results = [replay(c, args.samples, args.seed) for c in json.loads(CASES.read_text())["cases"]]
     for r in results:
-        share = "" if r["input_share"] is None else f", band {r['input_share'] * 100:.0f}% input spread"
+        share = f", {r['band']}" if r["band"] else ""
         print(r["name"])
         print(f"  projected P10 {r['p10']:.4g}  P50 {r['p50']:.4g}  P90 {r['p90']:.4g} {r['unit']} "
               f"(likely {r['likely']:.4g}{share})")

@@ -44,7 +44,9 @@ class KindRule:
     step's own change (None: measured on the step); `headline`: the input the plan's cell shows and edits in place;
     `prior_sigma`: the model error a unit of that change carries;
     `on_bucket`: it acts on the bucket it names (two on one bucket compound); `tokens`: it changes the tokens a
-    step yields (speculative decoding)."""
+    step yields (speculative decoding); `gpu_path`: its implementation path changes the GPU work in ways the team
+    may not state, so without a `states_gpu_work` effect beside it the bands carry a prior for that work
+    (bottleneck_risk.py)."""
 
     kind: EffectKind
     prior_sigma: float
@@ -58,6 +60,8 @@ class KindRule:
     needs_regimes: bool = False
     on_bucket: bool = False
     tokens: bool = False
+    gpu_path: bool = False  # its implementation path changes GPU work (CUDA graphs: static shapes)
+    states_gpu_work: bool = False  # it says what GPU work a change adds (no path prior for its intervention)
 
 
 def _speedup(effect: Effect) -> dict[str, ThreePoint]:
@@ -155,7 +159,7 @@ LAUNCH_OVERHEAD = KindRule(
     EffectKind.LAUNCH_OVERHEAD, prior_sigma=0.10, inputs=_removed, check=_check_removed,
     change=lambda e, d, s, r: remove_launch_overhead(s, d.removed),
     calibrate=lambda d, realised: EffectDraw(removed=1 - (1 - d.removed) ** realised), headline="removed",
-    estimates=("removed",))
+    estimates=("removed",), gpu_path=True)
 
 
 def _launches(effect: Effect) -> dict[str, ThreePoint]:
@@ -192,7 +196,7 @@ def _gpu_work_share(draw: EffectDraw, realised: float) -> EffectDraw:
 GPU_WORK = KindRule(
     EffectKind.GPU_WORK, prior_sigma=0.15, inputs=_gpu_work, check=_check_gpu_work,
     change=lambda e, d, s, r: change_gpu_work(s, d, r), calibrate=_gpu_work_share, headline="gpu_ms",
-    estimates=GPU_WORK_INPUTS)
+    estimates=GPU_WORK_INPUTS, states_gpu_work=True)
 
 KINDS: dict[EffectKind, KindRule] = {rule.kind: rule for rule in
                                      (BUCKET, STEP, TIME_SAVED, SPEC_DECODE, LAUNCH_OVERHEAD, LAUNCH_COUNT, GPU_WORK)}

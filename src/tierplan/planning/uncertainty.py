@@ -10,7 +10,8 @@ effects draws from its own stream (seed, intervention key, effect position),
 so editing one estimate moves only the regimes that estimate applies to: a
 regime it does not touch keeps its band to the last digit. On top, each applied effect adds its model error
 (model_error.py), so a band carries both what the team is unsure of and what
-the model gets wrong; the share of each in the band is reported.
+the model gets wrong; on top of both, the bottleneck risk (bottleneck_risk.py) where an effect moves the side of
+the step that binds or changes GPU work along a path without saying how. The share of each in the band is reported.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from tierplan.planning.bottleneck_risk import BINDING_SIGMA, add_path_work, binding, draw_path_work, moved
+from tierplan.planning.effect_kinds import rule_of
 from tierplan.planning.effects import apply_effect, calibrated, magnitude, three_points
 from tierplan.planning.model import Campaign, EffectKind, Intervention, Regime, Status, ThreePoint
 from tierplan.planning.model_error import sigma
@@ -40,6 +43,7 @@ class TierDistribution:
     p90_tok_s: float | None
     p_target: float | None  # share of samples at or above the target
     input_share: float | None = None  # of the band's log-variance, the part from the three-point inputs
+    risk_share: float | None = None  # ... the part from the bottleneck risk (the rest: model error)
 
 
 @dataclass(frozen=True)
@@ -76,17 +80,31 @@ def stream(seed: int, *labels: str | int) -> np.random.Generator:
     return np.random.default_rng([seed, *(zlib.crc32(str(label).encode()) for label in labels)])
 
 
-def draw_effects(intervention: Intervention, seed: int, samples: int, realised: float | None
-                 ) -> tuple[list[EffectDraw], np.ndarray]:
-    """One EffectDraw of arrays for each effect of the intervention (inputs drawn in name order), and each
-    effect's standard-normal model-error draws; every effect from its own stream."""
-    draws, noise = [], []
+@dataclass(frozen=True)
+class EffectSamples:
+    """One effect's samples: its inputs, its model-error draws, its binding-side draws and, for a path that changes
+    GPU work unsaid, that work's stretch and padding (bottleneck_risk.py)."""
+
+    draw: EffectDraw
+    error_z: np.ndarray
+    binding_z: np.ndarray
+    path_work: tuple[np.ndarray, np.ndarray] | None
+
+
+def draw_effects(intervention: Intervention, seed: int, samples: int, realised: float | None) -> list[EffectSamples]:
+    """The samples of each effect of the intervention (inputs drawn in name order, then its error draws), every
+    effect from its own stream."""
+    says_gpu_work = any(rule_of(e.kind).states_gpu_work for e in intervention.effects)
+    out = []
     for position, effect in enumerate(intervention.effects):
         rng = stream(seed, intervention.key, position)
         values: dict[str, Any] = {name: pert(tp, rng, samples) for name, tp in sorted(three_points(effect).items())}
-        draws.append(calibrated(effect, EffectDraw(**values), realised))
-        noise.append(rng.standard_normal(samples))
-    return draws, np.array(noise).reshape(len(noise), samples)
+        draw = calibrated(effect, EffectDraw(**values), realised)
+        error_z = rng.standard_normal(samples)
+        binding_z = rng.standard_normal(samples)
+        path = draw_path_work(rng, samples) if rule_of(effect.kind).gpu_path and not says_gpu_work else None
+        out.append(EffectSamples(draw, error_z, binding_z, path))
+    return out
 
 
 def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) -> Simulation:
@@ -98,23 +116,24 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
     states = {r.name: start_state(r.profile).broadcast(samples) for r in campaign.regimes}
     contexts = {r.name: context_of(r, campaign) for r in campaign.regimes}
     errors = {r.name: np.zeros(samples) for r in campaign.regimes}
+    risks = {r.name: Risk(np.zeros(samples), np.zeros(samples)) for r in campaign.regimes}
     spreads: dict[str, list[TierDistribution]] = {r.name: [] for r in campaign.regimes}
     effort_total = np.zeros(samples)
     efforts = []
     for tier, interventions in plan_order(campaign):
         for intervention in interventions:
             effort = pert(intervention.effort_days, stream(seed, intervention.key, "effort"), samples)
-            draws, noise = draw_effects(intervention, seed, samples, campaign.calibration)
+            drawn = draw_effects(intervention, seed, samples, campaign.calibration)
             if intervention.status is Status.REJECTED:
                 continue
             effort_total = effort_total + effort
             for regime in campaign.regimes:
                 if counts(intervention, regime):
-                    _apply(intervention, draws, noise, states[regime.name], contexts[regime.name],
-                           errors[regime.name], dict(campaign.kind_error_scales), campaign.model_error_scale)
+                    _apply(intervention, drawn, states[regime.name], contexts[regime.name], errors[regime.name],
+                           risks[regime.name], dict(campaign.kind_error_scales), campaign.model_error_scale)
         for regime in campaign.regimes:
-            spreads[regime.name].append(_distribution(tier.key, states[regime.name], errors[regime.name], regime,
-                                                      campaign))
+            spreads[regime.name].append(_distribution(tier.key, states[regime.name], errors[regime.name],
+                                                      risks[regime.name], regime, campaign))
         p50, p90 = np.percentile(effort_total, [50, 90])
         efforts.append(EffortDistribution(tier.key, float(p50), float(p90)))
     return Simulation(
@@ -126,36 +145,55 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
     )
 
 
-def _apply(intervention: Intervention, draws: list[EffectDraw], noise: Any, state: StepState,
-           context: RegimeContext, error: Any, scales: dict[EffectKind, float], scale: float) -> None:
-    """The intervention's effects on the state, and their model error (each kind's own scale, where it has one)."""
+@dataclass(frozen=True)
+class Risk:
+    """A regime's bottleneck risk so far, in ln(time a token): `binding` is added to the samples, `path` is already
+    in the state (the GPU work a path adds) and only counted here."""
+
+    binding: np.ndarray
+    path: np.ndarray
+
+
+def _apply(intervention: Intervention, drawn: list[EffectSamples], state: StepState, context: RegimeContext,
+           error: Any, risk: Risk, scales: dict[EffectKind, float], scale: float) -> None:
+    """The intervention's effects on the state, their model error (each kind's own scale, where it has one) and
+    their bottleneck risk."""
     before = None
-    for effect, draw, z in zip(intervention.effects, draws, noise, strict=False):
+    for effect, samples in zip(intervention.effects, drawn, strict=False):
         if not effect.applies_to(context.name):
             continue
         before = state.per_token() if before is None else before
-        if apply_effect(effect, draw, state, context) is None:
+        side = binding(state)
+        if apply_effect(effect, samples.draw, state, context) is None:
             after = state.per_token()
-            moved = magnitude(effect, draw, before, after, context)
-            error += sigma(effect.kind, scales.get(effect.kind, scale)) * moved * z
-            before = after
+            moved_by = magnitude(effect, samples.draw, before, after, context)
+            error += sigma(effect.kind, scales.get(effect.kind, scale)) * moved_by * samples.error_z
+            risk.binding[:] += BINDING_SIGMA * moved(side, binding(state)) * samples.binding_z
+            if samples.path_work is not None:
+                add_path_work(state, *samples.path_work, context.concurrency)
+                risk.path[:] += np.log(state.per_token() / after)
+            before = state.per_token()
 
 
-def _distribution(tier_key: str, state: StepState, error: Any, regime: Regime, campaign: Campaign
+def _distribution(tier_key: str, state: StepState, error: Any, risk: Risk, regime: Regime, campaign: Campaign
                   ) -> TierDistribution:
     if not regime.baseline_tok_s:
         return TierDistribution(tier_key, None, None, None, None)
     with np.errstate(divide="ignore"):
         modelled = regime.baseline_tok_s * state.tokens / state.step()
-    tok_s = modelled * np.exp(error)
+    tok_s = modelled * np.exp(error - risk.binding)  # both in ln(time a token), symmetric: the sign is moot
     cap = cap_tok_s(campaign, regime, state)
     if cap is not None:
         tok_s = np.minimum(tok_s, cap)
     p10, p50, p90 = np.percentile(tok_s, [10, 50, 90])
-    logs = np.log(np.maximum(modelled, 1e-300))
+    logs = np.log(np.maximum(modelled, 1e-300)) + risk.path  # the inputs' part: without the path's work
     finite = np.isfinite(logs)
     input_var = float(np.var(logs[finite])) if finite.any() else 0.0
     error_var = float(np.var(error))
-    share = input_var / (input_var + error_var) if input_var + error_var > 1e-12 else None
+    risk_var = float(np.var(risk.binding + risk.path))
+    total = input_var + error_var + risk_var
+    if total <= 1e-12:
+        return TierDistribution(tier_key, float(p10), float(p50), float(p90),
+                                float(np.mean(tok_s >= regime.target_tok_s)))
     return TierDistribution(tier_key, float(p10), float(p50), float(p90), float(np.mean(tok_s >= regime.target_tok_s)),
-                            share)
+                            input_var / total, risk_var / total)

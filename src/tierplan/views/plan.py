@@ -236,7 +236,7 @@ def _step_view(step: Step, label: str, spread: TierDistribution | None = None) -
         spread_texts = {
             "p10_text": fmt.tok_s(spread.p10_tok_s), "p50_text": fmt.tok_s(spread.p50_tok_s),
             "p90_text": fmt.tok_s(spread.p90_tok_s), "p_target_text": fmt.probability(spread.p_target),
-            "p_target": spread.p_target, "band_text": band_text(spread.input_share),
+            "p_target": spread.p_target, "band_text": band_text(spread.input_share, spread.risk_share),
             "p10_tok_s": spread.p10_tok_s, "p90_tok_s": spread.p90_tok_s,
         }
     return StepView(

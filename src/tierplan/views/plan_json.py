@@ -27,7 +27,10 @@ class TierProjection(BaseModel):
     p90_tok_s: float | None
     p_target: float | None = Field(description="share of Monte Carlo samples at or above the target")
     band_input_share: float | None = Field(
-        description="of the P10-P90 band's log-variance, the share from the three-point inputs (the rest is model error)")
+        description="of the P10-P90 band's log-variance, the share from the three-point inputs")
+    band_risk_share: float | None = Field(
+        default=None, description="... the share from the bottleneck risk: an effect that moves the side of the step "
+                                  "that binds, or a path that changes GPU work unsaid (the rest is model error)")
     tokens_per_step: float = Field(description="tokens a sequence each step yields (speculative decoding: E)")
     effort_p50_days: float | None = Field(description="cumulative effort through this tier")
     effort_p90_days: float | None
@@ -79,7 +82,7 @@ def _tier_projection(s: Step, spread: TierDistribution, effort: EffortDistributi
         tier=str(s.tier_key), tok_s=s.tok_s, uncapped_tok_s=s.uncapped_tok_s, capped=s.capped, gain=s.gain,
         step_ms=s.step_ms, bottleneck=s.bottleneck, verdict=fmt.verdict(s.verdict), p10_tok_s=spread.p10_tok_s,
         p50_tok_s=spread.p50_tok_s, p90_tok_s=spread.p90_tok_s, p_target=spread.p_target,
-        band_input_share=spread.input_share, tokens_per_step=s.tokens_per_step, effort_p50_days=effort.p50_days,
+        band_input_share=spread.input_share, band_risk_share=spread.risk_share, tokens_per_step=s.tokens_per_step, effort_p50_days=effort.p50_days,
         effort_p90_days=effort.p90_days,
     )
 

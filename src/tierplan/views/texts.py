@@ -17,11 +17,14 @@ from tierplan.text import effect_kinds as kind_texts
 from tierplan.text import formatting as fmt
 
 
-def band_text(input_share: float | None) -> str:
-    """"band: 35% input spread, 65% model error" (shares of its log-variance)."""
+def band_text(input_share: float | None, risk_share: float | None = None) -> str:
+    """"band: 35% input spread, 45% model error, 20% bottleneck risk" (shares of its log-variance; the risk only
+    where there is any)."""
     if input_share is None:
         return ""
-    return f"band: {input_share * 100:.0f}% input spread, {(1 - input_share) * 100:.0f}% model error"
+    risk = risk_share or 0.0
+    text = f"band: {input_share * 100:.0f}% input spread, {(1 - input_share - risk) * 100:.0f}% model error"
+    return text + (f", {risk * 100:.0f}% bottleneck risk" if risk >= 0.005 else "")
 
 
 def baseline_row(record: PlanRecord, core_regime: Regime) -> MeasurementPublic | None:
