@@ -69,11 +69,10 @@ def add_path_work(state: StepState, stretch: Any, unit: Any, concurrency: Any) -
     padding = unit * padding_max(concurrency)
     gpu = [bucket for bucket in state.buckets if bucket != HOST_BUCKET]
     busy = sum(state.buckets[bucket] for bucket in gpu)
+    share: Any = UNKNOWN_ATTENTION_SHARE
     if ATTENTION_BUCKET in state.buckets:
         with np.errstate(divide="ignore", invalid="ignore"):
             share = np.where(np.asarray(busy) > 0, state.buckets[ATTENTION_BUCKET] / np.maximum(busy, 1e-300), 0.0)
-    else:
-        share = UNKNOWN_ATTENTION_SHARE
     factor = 1.0 + padding + stretch * share
     for bucket in gpu:
         state.buckets[bucket] = state.buckets[bucket] * factor

@@ -82,8 +82,8 @@ def _tier_projection(s: Step, spread: TierDistribution, effort: EffortDistributi
         tier=str(s.tier_key), tok_s=s.tok_s, uncapped_tok_s=s.uncapped_tok_s, capped=s.capped, gain=s.gain,
         step_ms=s.step_ms, bottleneck=s.bottleneck, verdict=fmt.verdict(s.verdict), p10_tok_s=spread.p10_tok_s,
         p50_tok_s=spread.p50_tok_s, p90_tok_s=spread.p90_tok_s, p_target=spread.p_target,
-        band_input_share=spread.input_share, band_risk_share=spread.risk_share, tokens_per_step=s.tokens_per_step, effort_p50_days=effort.p50_days,
-        effort_p90_days=effort.p90_days,
+        band_input_share=spread.input_share, band_risk_share=spread.risk_share, tokens_per_step=s.tokens_per_step,
+        effort_p50_days=effort.p50_days, effort_p90_days=effort.p90_days,
     )
 
 
