@@ -113,3 +113,27 @@ def test_dry_run_of_an_open_loop_run_without_a_regime_fails_and_says_why(tmp_pat
     fine = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--regime",
                     "concurrency 16", "--confirm", "--dry-run", url=url)
     assert fine.returncode == 0 and "the import would succeed" in fine.stdout
+
+
+def test_dry_run_of_a_trace_cut_into_layers_fails_and_says_what_to_record(tmp_path):
+    """A real dense trace whose only repeating host span runs once a layer (its ProfilerStep markers and
+    step-level spans taken out): the dry run fails and says why, with or without --steps."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    data = Path(__file__).parent.parent / "data" / "dense"
+    with gzip.open(data / "trace_dense_eager_b1.json.gz") as handle:
+        trace = json.load(handle)
+    host = {"cpu_op", "python_function", "user_annotation", "gpu_user_annotation"}
+    keep = "transformers/utils/generic.py(1110): __getitem__"
+    trace["traceEvents"] = [e for e in trace["traceEvents"] if e.get("cat") not in host or e.get("name") == keep]
+    layers = tmp_path / "layers.json"
+    layers.write_text(json.dumps(trace))
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    tierplan("demo", url=url)
+    for extra in ((), ("--steps", "6")):
+        dry = tierplan("import", str(layers), "--campaign", "1", "--regime", "batch 1", *extra, "--dry-run", url=url)
+        assert dry.returncode == 1, dry.stdout + dry.stderr
+        said = " ".join((dry.stdout + dry.stderr).split())
+        assert "its forward passes could not be found" in said and "prof.step()" in said

@@ -329,3 +329,14 @@ def test_a_benchmark_and_a_profile_together_are_refused_naming_which_is_which(cl
             in html.unescape(refused.text))
     with new_session(app.state.engine) as session:
         assert session.exec(select(func.count()).select_from(ImportRecord)).one() == 0
+
+
+def test_steps_given_that_the_trace_does_not_split_into_are_refused_at_the_field(client, app, demo_id):
+    """The real eager trace splits into a prefill and 6 decode steps; saying it holds 60 is refused at the steps
+    field, naming what was found, and nothing is written."""
+    before = counts(app)
+    response = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1", step_ms="11.44", steps="60")
+    assert response.status_code == 422
+    said = html.unescape(response.text)
+    assert "the trace holds 60 decode steps, you say, but it splits into 6" in said and "689 GPU items" in said
+    assert counts(app) == before

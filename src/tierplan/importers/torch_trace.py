@@ -11,15 +11,21 @@ from typing import BinaryIO
 
 import numpy as np
 
+from tierplan.importers.errors import ImportFileError
 from tierplan.importers.records import KernelSummary
 from tierplan.importers.trace_events import read_columns
-from tierplan.importers.trace_steps import StepStats, analyse
+from tierplan.importers.trace_steps import FragmentedTrace, StepStats, analyse
 
 
-def parse_trace(raw: BinaryIO, file: str, on_progress=None, exclude_first: int = 0) -> KernelSummary:
-    """Kernel times of one trace file's decode steps; raises ImportFileError on a truncated or malformed file."""
+def parse_trace(raw: BinaryIO, file: str, on_progress=None, exclude_first: int = 0,
+                steps_hint: int | None = None) -> KernelSummary:
+    """Kernel times of one trace file's decode steps; raises ImportFileError on a truncated or malformed file, or
+    one whose steps cannot be told apart (`steps_hint`: how many decode steps the user says it holds)."""
     columns = read_columns(raw, file, on_progress)
-    analysis = analyse(columns, exclude_first)
+    try:
+        analysis = analyse(columns, exclude_first, steps_hint)
+    except FragmentedTrace as exc:
+        raise ImportFileError(file, "", str(exc)) from None
     summary = KernelSummary("torch_trace", files=[file], devices=list(columns.devices))
     for name, (total_us, count) in analysis.kernels.items():
         summary.add(name, total_us, int(count))
@@ -31,11 +37,12 @@ def parse_trace(raw: BinaryIO, file: str, on_progress=None, exclude_first: int =
     return summary
 
 
-def parse_traces(files: list[tuple[str, BinaryIO]], on_progress=None, exclude_first: int = 0) -> KernelSummary:
+def parse_traces(files: list[tuple[str, BinaryIO]], on_progress=None, exclude_first: int = 0,
+                 steps_hint: int | None = None) -> KernelSummary:
     """The trace files of one run (one per rank) taken together."""
     merged = KernelSummary("torch_trace")
     for name, raw in files:
-        merged.merge(parse_trace(raw, name, on_progress, exclude_first))
+        merged.merge(parse_trace(raw, name, on_progress, exclude_first, steps_hint))
     return merged
 
 

@@ -3,11 +3,13 @@
 How passes are found, first that applies:
 1. `ProfilerStep#N` spans (torch.profiler's schedule writes them): one pass each.
 2. A host span that starts every pass: among the spans of the launching thread (ops, modules,
-   annotations, at any depth), a name that
-   cuts the GPU work into near-equal pieces, the first piece aside (a prefill may differ), each piece
-   holding one host synchronisation (the sampled token read back); without synchronisations, the
-   one with the most pieces. In a Hugging Face or vLLM decode loop this is the token embedding
-   (`aten::embedding`) or a `forward` annotation.
+   annotations, at any depth), a name that cuts the GPU work into near-equal pieces, the first piece
+   aside (a prefill may differ). Where the thread synchronises with the GPU (the sampled token read
+   back), each piece must hold at least one synchronisation: a span that repeats every layer cuts a
+   step into parts that hold none, and is never taken. Of the rest, the count the user gave
+   (`steps`, plus a prefill) first, then the most pieces. In a Hugging Face or vLLM decode loop this
+   is the token embedding (`aten::embedding`) or a `forward` annotation. Where only spans that cut a
+   step into parts are found, the trace is refused with a message saying so (FRAGMENTED).
 3. One `cudaGraphLaunch` a pass, when graph replays launch the work.
 A kernel belongs to the pass its launch call falls in: the kernel's `correlation` id names the
 runtime call (cudaLaunchKernel, cudaGraphLaunch, cudaMemcpyAsync, ...) that issued it.
@@ -27,6 +29,7 @@ the median gap between them: the GPU's own per-launch cost.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -39,9 +42,23 @@ GRAPH_LAUNCHES = ("cudaGraphLaunch", "cuGraphLaunch")
 SOFTMAX_OPS = {"aten::softmax", "aten::_softmax", "aten::sigmoid", "aten::sigmoid_"}
 TOPK_OPS = {"aten::topk"}
 ROUTER_TAG = "[router] "  # kernels of a softmax (or sigmoid) op followed by top-k: an MoE router
+ATTENTION_TAG = "[attention] "  # kernels launched inside an attention function: eager attention's matmuls too
+# The host spans (Python functions and ops, with_stack traces record both) inside which every kernel is attention:
+# transformers' eager_attention_forward / sdpa_attention_forward / flash_attention_forward, torch's
+# scaled_dot_product_attention op (its math backend launches plain bmm and softmax kernels), vLLM's
+# unified_attention. Not the attention module itself: its q, k, v and o projections are GEMMs.
+ATTENTION_SPAN = re.compile(r"attention_forward\b|scaled_dot_product_attention|unified_attention")
 DECODE_SIMILARITY, PREFILL_SIMILARITY = 0.9, 0.8
 DECODE_BUSY_RANGE, PREFILL_BUSY_RATIO = (0.8, 1.25), 1.3
 MIN_QUEUED_GAPS = 20
+FRAGMENTED = ("its forward passes could not be found: the host spans that repeat through it ({name}, {count} of "
+              "them) cut each decode step into parts that never read the sampled token back (a layer each, "
+              "{items:.0f} GPU items a part); record the trace with torch.profiler's schedule and prof.step() after "
+              "each step (ProfilerStep markers), or as vLLM's profiler does")
+
+
+class FragmentedTrace(ValueError):
+    """The only pass boundaries found cut decode steps into parts (the message says which and what to do)."""
 
 
 @dataclass(frozen=True)
@@ -78,14 +95,15 @@ class TraceAnalysis:
     all_gpu_us: float  # over the whole trace, prefill included
 
 
-def analyse(columns: TraceColumns, exclude_first: int = 0) -> TraceAnalysis:
-    """Split the trace into passes and keep the decode steps (all GPU work when no passes are found)."""
+def analyse(columns: TraceColumns, exclude_first: int = 0, steps_hint: int | None = None) -> TraceAnalysis:
+    """Split the trace into passes and keep the decode steps (all GPU work when no passes are found); raises
+    FragmentedTrace when the only boundaries found cut steps into parts."""
     names = columns.names.values
     gpu = _gpu_arrays(columns)
     launch_ts, launch_tid, launch_key, is_graph = _launches_of(columns, gpu["corr"])
     tops = _top_level(columns)
-    pass_of, method = _passes(columns, tops, launch_ts, launch_tid, is_graph)
-    tags = _router_tags(columns, tops, launch_ts, launch_tid)
+    pass_of, method = _passes(columns, tops, launch_ts, launch_tid, is_graph, steps_hint)
+    tags = _tags(_router_tags(columns, tops, launch_ts, launch_tid), _attention_tags(columns, launch_ts, launch_tid))
     all_us = float(gpu["dur"].sum())
     if pass_of is None:
         return TraceAnalysis(_kernels(names, gpu, np.ones(len(gpu["ts"]), bool), tags), None, all_us)
@@ -174,7 +192,7 @@ def _top_level(columns: TraceColumns) -> TopLevel:
     return out
 
 
-def _passes(columns, tops: TopLevel, launch_ts, launch_tid, is_graph):
+def _passes(columns, tops: TopLevel, launch_ts, launch_tid, is_graph, steps_hint: int | None = None):
     """Pass index of every GPU item and how the passes were found; (None, "") when none were."""
     names = columns.names.values
     steps = [i for i, n in enumerate(names) if n.startswith("ProfilerStep#")]
@@ -190,7 +208,7 @@ def _passes(columns, tops: TopLevel, launch_ts, launch_tid, is_graph):
         mine = host_tid == main
         spans = (np.frombuffer(columns.host_ts, dtype=np.float64)[mine],
                  np.frombuffer(columns.host_name, dtype=np.int64)[mine])
-        found = _marker(spans, launch_ts[launch_tid == main], names, _sync_times(columns, main))
+        found = _marker(spans, launch_ts[launch_tid == main], names, _sync_times(columns, main), steps_hint)
         if found is not None:
             name, starts = found
             return _assign(launch_ts, starts), f"{name} at the start of each pass ({len(starts)} found)"
@@ -218,13 +236,15 @@ def _main_thread(launch_tid: np.ndarray) -> int | None:
     return int(values[np.argmax(counts)])
 
 
-def _marker(spans, item_ts: np.ndarray, names, sync_ts: np.ndarray) -> tuple[str, np.ndarray] | None:
+def _marker(spans, item_ts: np.ndarray, names, sync_ts: np.ndarray, steps_hint: int | None = None
+            ) -> tuple[str, np.ndarray] | None:
     """The host span (an op, a module, an annotation, at any depth) that starts every pass.
 
-    Candidates cut the GPU work into near-equal pieces (the first aside: a prefill may differ). Of
-    those, one whose pieces each hold one host synchronisation (the sampled token read back) is a
-    decode step; without synchronisations, the candidate with the most pieces (a whole generate()
-    call repeated is coarser than its steps).
+    Candidates cut the GPU work into near-equal pieces (the first aside: a prefill may differ). Where the
+    thread synchronises, a candidate whose pieces do not each hold a synchronisation (the sampled token
+    read back) cuts steps into parts: left out, and FragmentedTrace raised when nothing else is found.
+    Of the others, the count the user gave (steps, or steps and a prefill) first, then the most pieces
+    (a whole generate() call repeated is coarser than its steps).
     """
     item_ts = np.sort(item_ts)
     total = len(item_ts)
@@ -232,7 +252,7 @@ def _marker(spans, item_ts: np.ndarray, names, sync_ts: np.ndarray) -> tuple[str
     order = np.argsort(op_ts, kind="stable")
     op_ts, op_name = op_ts[order], op_name[order]
     ids, counts = np.unique(op_name, return_counts=True)
-    best, best_score = None, None
+    best, best_score, fragments = None, None, None
     for name_id, count in zip(ids.tolist(), counts.tolist(), strict=False):
         if count < 2 or total < 10 * count:
             continue
@@ -246,9 +266,16 @@ def _marker(spans, item_ts: np.ndarray, names, sync_ts: np.ndarray) -> tuple[str
         if not even:
             continue
         syncs = np.diff(np.append(np.searchsorted(sync_ts, starts), len(sync_ts)))
-        score = (bool(len(sync_ts)) and float(np.median(syncs)) == 1.0, count, -starts[0])
+        if len(sync_ts) >= 2 and syncs[1:].min(initial=syncs[0]) == 0:
+            if fragments is None or count > fragments[1]:
+                fragments = (names[name_id], count, float(rest.mean()) if len(rest) else float(pieces[0]))
+            continue
+        score = (steps_hint is not None and count in (steps_hint, steps_hint + 1), count, -starts[0])
         if best_score is None or score > best_score:
             best, best_score = (names[name_id], starts), score
+    if best is None and fragments is not None:
+        name, count, items = fragments
+        raise FragmentedTrace(FRAGMENTED.format(name=name, count=count, items=items))
     return best
 
 
@@ -370,10 +397,34 @@ def _router_tags(columns, tops: TopLevel, launch_ts, launch_tid) -> np.ndarray:
     return tagged
 
 
+def _attention_tags(columns, launch_ts: np.ndarray, launch_tid: np.ndarray) -> np.ndarray:
+    """True for GPU items whose launch call ran inside an attention function (ATTENTION_SPAN), at any depth."""
+    ids = [i for i, n in enumerate(columns.names.values) if ATTENTION_SPAN.search(n)]
+    tagged = np.zeros(len(launch_ts), dtype=bool)
+    if not ids:
+        return tagged
+    chosen = np.isin(np.frombuffer(columns.host_name, dtype=np.int64), ids)
+    starts_all = np.frombuffer(columns.host_ts, dtype=np.float64)[chosen]
+    ends_all = starts_all + np.frombuffer(columns.host_dur, dtype=np.float64)[chosen]
+    tids = np.frombuffer(columns.host_tid, dtype=np.int64)[chosen]
+    for thread in np.unique(tids).tolist():
+        starts, ends = np.sort(starts_all[tids == thread]), np.sort(ends_all[tids == thread])
+        mine = np.flatnonzero(launch_tid == thread)
+        at = launch_ts[mine]
+        open_spans = np.searchsorted(starts, at, side="right") - np.searchsorted(ends, at, side="right")
+        tagged[mine] = open_spans > 0
+    return tagged
+
+
+def _tags(router: np.ndarray, attention: np.ndarray) -> np.ndarray:
+    """The prefix each GPU item's name gets: the router's, else attention's, else none."""
+    return np.where(router, ROUTER_TAG, np.where(attention, ATTENTION_TAG, ""))
+
+
 def _kernels(names, gpu, chosen: np.ndarray, tags: np.ndarray) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     for name_id, dur, tag in zip(gpu["name"][chosen].tolist(), gpu["dur"][chosen].tolist(), tags[chosen].tolist(), strict=False):
-        key = (ROUTER_TAG if tag else "") + names[name_id]
+        key = tag + names[name_id]
         entry = out.setdefault(key, [0.0, 0])
         entry[0] += dur
         entry[1] += 1

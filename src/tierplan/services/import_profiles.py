@@ -81,6 +81,12 @@ def profile_draft(session: Session, campaign_id: int, infos: list[Any], options:
     except ValueError as exc:
         raise FormInvalid({"files": f"a kernel rule does not compile: {exc}"}) from None
     stats = summary.steps
+    if options.steps and stats is not None and max(stats.decode_steps / options.steps,
+                                                   options.steps / stats.decode_steps) > STEPS_APART:
+        raise FormInvalid({"steps": f"the trace holds {options.steps} decode steps, you say, but it splits into "
+                                    f"{stats.decode_steps} ({stats.method}, {stats.gpu_items:.0f} GPU items each): "
+                                    "the passes found are not its steps; record ProfilerStep markers "
+                                    "(torch.profiler's schedule, prof.step() after each step) or check the count"})
     steps = options.steps or summary.steps_found
     ranks = sum(1 for i in infos if i.format == formats.TRACE) or 1
     regime = next(r for r in regimes if r.name == options.regime)
@@ -112,6 +118,7 @@ def profile_draft(session: Session, campaign_id: int, infos: list[Any], options:
 
 
 STEP_APART = 3.0  # an entered step this many times the regime's measured one is worth a word
+STEPS_APART = 1.5  # steps the user gives against the decode passes the trace splits into: beyond this, refused
 
 
 def fmt_factor(ratio: float) -> str:
@@ -123,7 +130,7 @@ def _summary(infos: list[Any], options: Any, on_progress: Callable[[int], None] 
     for info in infos:
         if info.format == formats.TRACE:
             with open(info.path, "rb") as handle:
-                summary.merge(parse_trace(handle, info.name, on_progress, options.exclude_passes))
+                summary.merge(parse_trace(handle, info.name, on_progress, options.exclude_passes, options.steps))
         elif info.format == formats.NSYS:
             summary.merge(parse_nsys(read_text(info), info.name))
         else:
