@@ -52,6 +52,9 @@ def import_files(
     measured_at: Annotated[datetime | None, typer.Option(
         parser=_utc, metavar="ISO-8601", help="Benchmarks: when undated runs were measured (UTC).")] = None,
     exclude_passes: Annotated[int, typer.Option(min=0, help="Traces: leave out the first N forward passes.")] = 0,
+    prototype_of: Annotated[str, typer.Option(
+        help="Traces: the key of the intervention a prototype of which this trace ran (with --step-ms, the step it "
+             "measured); its effects are then derived from it against the regime's own trace.")] = "",
     add_regimes: Annotated[bool, typer.Option(
         "--add-regimes", help="Benchmarks: a regime for each run's concurrency none has (a sweep), its workload and "
                               "target assumed from its neighbours.")] = False,
@@ -72,7 +75,8 @@ def import_files(
     try:
         options = import_options(ImportOptionsForm(
             regime=regime, step_ms=step_ms, steps=steps, kind=kind, includes=keys, measured_at=measured_at,
-            exclude_passes=exclude_passes, add_regimes=add_regimes, name_column=name_column or "",
+            exclude_passes=exclude_passes, add_regimes=add_regimes, prototype_of=prototype_of,
+            name_column=name_column or "",
             time_column=time_column or "",
             time_unit=time_unit))
     except FormInvalid as exc:

@@ -16,6 +16,7 @@ from tierplan.db.tables import Effect as EffectRow
 from tierplan.db.tables import HardwareSpec, ModelSpec, pk
 from tierplan.planning import ceiling as ceilings
 from tierplan.planning import model as core
+from tierplan.planning import prototype
 from tierplan.planning.baselines import rebased
 
 T = TypeVar("T")
@@ -143,8 +144,9 @@ def to_core(rows: CampaignRows) -> core.Campaign:
         names = frozenset(regime_names[rid] for rid in rows.effect_regimes.get(pk(effect), []))
         effects_by_intervention.setdefault(effect.intervention_id, []).append(
             to_core_effect(effect, names, rows.effect_estimates.get(pk(effect), {})))
+    regimes = tuple(_regime(r, rows, measurements) for r in rows.regimes)
     return core.Campaign(
-        regimes=tuple(_regime(r, rows, measurements) for r in rows.regimes),
+        regimes=regimes,
         tiers=tuple(
             derived(core.Tier, t, order=t.position) for t in rows.tiers
         ),
@@ -153,7 +155,7 @@ def to_core(rows: CampaignRows) -> core.Campaign:
                 core.Intervention, i,
                 effort_days=core.ThreePoint(i.effort_low_days, i.effort_likely_days, i.effort_high_days),
                 tier_key=tier_keys.get(i.tier_id) if i.tier_id is not None else None,
-                effects=tuple(effects_by_intervention.get(pk(i), [])),
+                **_planned(i, tuple(effects_by_intervention.get(pk(i), [])), rows, regimes),
                 prerequisites=tuple(keys[r] for r in rows.prerequisites.get(pk(i), []) if r in keys),
             )
             for i in rows.interventions
@@ -163,6 +165,31 @@ def to_core(rows: CampaignRows) -> core.Campaign:
         changes=to_core_changes(rows, measurements),
         objectives=tuple(derived(core.Objective, s) for s in rows.slos),
     )
+
+
+def _planned(intervention, entered: tuple[core.Effect, ...], rows: CampaignRows,
+             regimes: tuple[core.Regime, ...]) -> dict[str, object]:
+    """The intervention's effects: derived from its prototype's trace where it has one the regime's own trace can be
+    compared with, else those the team entered."""
+    trace = rows.prototypes.get(pk(intervention))
+    names = {r.id: r.name for r in rows.regimes}
+    measured = next((r for r in regimes if trace is not None and r.name == names.get(trace.regime_id)), None)
+    if trace is None or measured is None or measured.profile is None:
+        return {"effects": entered}
+    after = to_core_profile(trace, rows.shares.get(pk(trace), []))
+    # carried over to the regimes with a traced step of their own (the launch side needs one); the others keep the
+    # estimates entered
+    traced = [r for r in regimes if r.profile is not None and r.profile.launches is not None]
+    try:
+        derived_effects = prototype.derive(core.need(measured.profile, "the profile"), core.need(after, "the trace"),
+                                           measured, traced)
+    except core.PlanningError:
+        return {"effects": entered}  # the regime's own profile has no trace to compare with (the import says so)
+    rest = frozenset(r.name for r in regimes) - frozenset(r.name for r in traced)
+    kept = tuple(dataclasses.replace(e, regimes=(e.regimes or rest) & rest) for e in entered if (e.regimes or rest) & rest)
+    carried = tuple(r.name for r in traced if r.name != measured.name)
+    return {"effects": derived_effects + kept,
+            "evidence": prototype.Evidence(measured.name, trace.source, carried, entered, tuple(sorted(rest)))}
 
 
 def _regime(regime, rows: CampaignRows, measurements: tuple[core.Measurement, ...]) -> core.Regime:

@@ -54,6 +54,7 @@ class CampaignRows:
     includes: dict[int, list[int]] = field(default_factory=dict)  # measurement id -> intervention ids
     slos: list[Slo] = field(default_factory=list)
     changes: list[tuple[int, int]] = field(default_factory=list)  # measured changes: (before id, after id)
+    prototypes: dict[int, Profile] = field(default_factory=dict)  # intervention id -> its prototype's newest trace
 
 
 def list_campaigns(session: Session) -> Sequence[Campaign]:
@@ -118,10 +119,22 @@ def newest_profiles(session: Session, *, regime_ids: Sequence[int]) -> dict[int,
         return {}
     query = (
         select(Profile)
-        .where(col(Profile.regime_id).in_(regime_ids))
+        .where(col(Profile.regime_id).in_(regime_ids), col(Profile.intervention_id).is_(None))
         .order_by(col(Profile.created_at), col(Profile.id))
     )
     return {p.regime_id: p for p in session.exec(query).all()}
+
+
+def prototype_profiles(session: Session, *, intervention_ids: Sequence[int]) -> dict[int, Profile]:
+    """Each intervention's newest prototype trace (a profile of a regime with the prototype in place)."""
+    if not intervention_ids:
+        return {}
+    query = (
+        select(Profile)
+        .where(col(Profile.intervention_id).in_(intervention_ids))
+        .order_by(col(Profile.created_at), col(Profile.id))
+    )
+    return {p.intervention_id: p for p in session.exec(query).all() if p.intervention_id is not None}
 
 
 def shares_of(session: Session, *, profile_ids: Sequence[int]) -> dict[int, list[ProfileShare]]:
@@ -215,6 +228,7 @@ def load_campaign(session: Session, *, campaign_id: int) -> CampaignRows | None:
     tiers = tiers_of(session, campaign_id=campaign_id)
     interventions = interventions_of(session, campaign_id=campaign_id)
     effects = effects_of(session, intervention_ids=ids(interventions))
+    prototypes = prototype_profiles(session, intervention_ids=ids(interventions))
     gates = gates_of(session, tier_ids=ids(tiers))
     slos = slos_of(session, campaign_id=campaign_id)
     runs = planning_runs.planning_runs(session, regime_ids=regime_ids, gates=gates,
@@ -226,7 +240,7 @@ def load_campaign(session: Session, *, campaign_id: int) -> CampaignRows | None:
         measurements=runs.measurements,
         includes={pk(m): history.key_ids(m.includes_key) for m in runs.measurements},
         profiles=profiles,
-        shares=shares_of(session, profile_ids=ids(profiles.values())),
+        shares=shares_of(session, profile_ids=ids(profiles.values()) + ids(prototypes.values())),
         tiers=tiers,
         interventions=interventions,
         effects=effects,
@@ -238,4 +252,5 @@ def load_campaign(session: Session, *, campaign_id: int) -> CampaignRows | None:
         model_spec=model_spec_of(session, campaign_id=campaign_id),
         slos=slos,
         changes=runs.changes,
+        prototypes=prototypes,
     )

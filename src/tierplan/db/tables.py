@@ -114,6 +114,8 @@ class Profile(ProfileFields, table=True):
     id: int | None = Field(default=None, primary_key=True)
     regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", index=True)
     import_id: int | None = Field(default=None, foreign_key="import_record.id", ondelete="CASCADE", index=True)
+    # set: traced with a prototype of this intervention in place, its evidence (never the regime's own profile)
+    intervention_id: int | None = Field(default=None, foreign_key="intervention.id", ondelete="CASCADE", index=True)
 
 
 class ProfileShare(SQLModel, table=True):

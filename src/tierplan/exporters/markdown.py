@@ -185,7 +185,9 @@ def _tier_section(tier: TierView) -> list[str]:
             ["Key", "Intervention", "Status", "Effort (days)", "Effects"],
             [
                 [i.key, i.title, i.status, f"{i.effort_text} ({i.effort_provenance})",
-                 "\n".join(f"{text} ({prov})" for _, text, prov in i.effects) or "none entered"]
+                 "\n".join([*(f"{text} ({how})" if how else text for text, how in i.evidence),
+                            *(f"{'entered: ' if i.evidence else ''}{text} ({prov})" for _, text, prov in i.effects)])
+                 or "none entered"]
                 for i in tier.interventions
             ],
         )

@@ -184,6 +184,10 @@ class ImportOptionsForm(Input):
                               help="blank: the decode steps found in the trace (kernel tables need it)")
     exclude_passes: Int = field("Leave out the first passes", default=0, ge=0,
                                 help="traces: when detection cannot tell a prefill from decode, the passes to skip")
+    prototype_of: str = field(
+        "Trace of a prototype of", default="", max_length=50, placeholder="A1",
+        help="traces: the key of the intervention a prototype of which ran in this trace; its effects are then "
+             "derived from it against the regime's own trace and carried to the other regimes")
     name_column: str = field("Kernel-name column", default="", max_length=200, help="other kernel CSVs only")
     time_column: str = field("Total-time column", default="", max_length=200)
     time_unit: TimeUnit = field("Time unit", default=TimeUnit.NS, labels={"us": "µs"})

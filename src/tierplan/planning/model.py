@@ -238,6 +238,12 @@ class Intervention:
     prerequisites: tuple[str, ...] = ()  # keys of interventions that must come first
     started_at: datetime | None = None
     landed_at: datetime | None = None
+    evidence: Any = None  # prototype.Evidence when `effects` were derived from a trace of a prototype of it
+
+    @property
+    def entered(self) -> tuple[Effect, ...]:
+        """The effects the team entered (a prototype's evidence supersedes them in `effects`)."""
+        return self.evidence.entered if self.evidence is not None else self.effects
 
 
 @dataclass(frozen=True)

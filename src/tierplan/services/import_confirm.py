@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from tierplan.db import history, jobs, links, repo
 from tierplan.db.engine import Sessions
-from tierplan.db.tables import ImportRecord, Profile, ProfileShare, Regime, pk
+from tierplan.db.tables import ImportRecord, Intervention, Profile, ProfileShare, Regime, pk
 from tierplan.models.errors import Conflicting, FormInvalid, NotFound
 from tierplan.models.measurements import ImportRecordOut
 from tierplan.planning import model as core
@@ -175,8 +175,15 @@ def _write_measurements(session: Session, campaign_id: int, preview: Preview, re
 def _write_profile(session: Session, preview: Preview, record: ImportRecord, regimes: dict[str, Regime],
                    now: datetime) -> None:
     draft = core.need(preview.draft, "the previewed profile")
+    prototype_of = None
+    if draft.prototype_of:
+        found = links.find_by(session, table=Intervention, campaign_id=regimes[preview.regime].campaign_id,
+                              column="key", value=draft.prototype_of)
+        if not found:  # deleted between the preview and the confirm
+            raise FormInvalid({"prototype_of": f"no intervention {draft.prototype_of!r} any more: preview again"})
+        prototype_of = pk(found[0])
     profile = Profile(
-        regime_id=pk(regimes[preview.regime]), created_at=now, import_id=record.id,
+        regime_id=pk(regimes[preview.regime]), created_at=now, import_id=record.id, intervention_id=prototype_of,
         source=f"import of {', '.join(f.name for f in preview.files)}: {preview.how}"[:300],
         step_ms=draft.step_ms if draft.gpu_items else None, gpu_items=draft.gpu_items,
         host_launches=draft.host_launches, gpu_gap_us=draft.gpu_gap_us, gap_measured=draft.gap_measured,

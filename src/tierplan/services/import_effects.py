@@ -15,6 +15,8 @@ from tierplan.planning.effect_kinds import rule_of
 from tierplan.planning.metrics import STEP_METRIC, THROUGHPUT_METRIC
 from tierplan.planning.model import need
 from tierplan.planning.projection import project_regime
+from tierplan.planning.prototype import derive
+from tierplan.text import effect_kinds as kind_texts
 from tierplan.text import formatting as fmt
 from tierplan.text.conditions import condition_text
 
@@ -129,4 +131,32 @@ def profile_consequences(rows: CampaignRows, campaign: core.Campaign, regime_nam
     new = project_regime(replace(regime, profile=profile), campaign).final
     if old.tier_key and old.tok_s is not None and new.tok_s is not None:
         lines.append(f"{regime_name} projected after {old.tier_key}: {fmt.tok_s(old.tok_s)} → {fmt.tok_s(new.tok_s)}")
+    return lines
+
+
+def prototype_consequences(campaign: core.Campaign, key: str, regime_name: str, trace: core.Profile) -> list[str]:
+    """What a prototype's trace would make of its intervention: the effects derived from it, where each is measured
+    or carried over, and the projections it moves."""
+    intervention = next(i for i in campaign.interventions if i.key == key)
+    measured = next(r for r in campaign.regimes if r.name == regime_name)
+    traced = [r for r in campaign.regimes if r.profile is not None and r.profile.launches is not None]
+    try:
+        effects = derive(need(measured.profile, "the regime's profile"), trace, measured, traced)
+    except core.PlanningError as exc:
+        return [f"cannot be compared with {regime_name}'s own profile: {exc}"]
+    others = [r.name for r in traced if r.name != regime_name]
+    untraced = [r.name for r in campaign.regimes if r not in traced]
+    lines = [f"becomes the evidence of {key}: its effects are derived from this trace against {regime_name}'s own "
+             f"(measured there{', carried over to ' + ', '.join(others) if others else ''}); the "
+             f"{len(intervention.entered)} effect{'s' if len(intervention.entered) != 1 else ''} entered for it "
+             + (f"still hold in {', '.join(untraced)} (no traced step to carry it to)" if untraced
+                else "stay on record, no longer planned")]
+    floors = dict(campaign.floors)
+    lines += [f"{key}: {kind_texts.effect_text(e, sorted(e.regimes), floors)}" for e in effects]
+    after = replace(campaign, interventions=tuple(
+        replace(i, effects=effects) if i.key == key else i for i in campaign.interventions))
+    for regime, new in zip(campaign.regimes, after.regimes, strict=True):
+        was, now = project_regime(regime, campaign).final.tok_s, project_regime(new, after).final.tok_s
+        if was is not None and now is not None and abs(now / was - 1) > 1e-6:
+            lines.append(f"{regime.name}: the plan's projection {fmt.tok_s(was)} → {fmt.tok_s(now)}")
     return lines

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from tierplan.db import history_reads
+from tierplan.db import history_reads, repo
 from tierplan.db.tables import Measurement, Regime, pk
 from tierplan.importers import detect as formats
 from tierplan.importers.buckets import bucket_kernels, step_shares
@@ -48,6 +48,7 @@ class ProfileDraft:
     devices: list[str] = field(default_factory=list)
     prefill_share: float | None = None  # of the trace's GPU time, what was left out as prefill and other passes
     warnings: list[str] = field(default_factory=list)  # shown, not blocking: a step time far from the regime's
+    prototype_of: str = ""  # the intervention whose prototype the trace ran (its evidence, not the regime's profile)
 
     def passes_text(self) -> str:
         """One line for the stored profile: how the trace was split and what was kept."""
@@ -110,11 +111,33 @@ def profile_draft(session: Session, campaign_id: int, infos: list[Any], options:
     )
     if stats is not None:
         _add_steps(draft, summary, stats, step_ms)
-    if options.step_ms and own_ms and max(options.step_ms / own_ms, own_ms / options.step_ms) > STEP_APART:
+    if options.prototype_of:  # its step is the prototype's own, rightly far from the regime's
+        draft.prototype_of = _prototype_of(session, campaign_id, options, regime, draft)
+    elif options.step_ms and own_ms and max(options.step_ms / own_ms, own_ms / options.step_ms) > STEP_APART:
         draft.warnings.append(f"the step time entered ({options.step_ms:.4g} ms) is "
                               f"{fmt_factor(options.step_ms / own_ms)} the regime's own ({own_ms:.4g} ms, "
                               f"{own_source}): is this the trace of {regime.name}?")
     return draft
+
+
+def _prototype_of(session: Session, campaign_id: int, options: Any, regime: Regime, draft: ProfileDraft) -> str:
+    """The intervention key a prototype trace is evidence of, once the pair can be compared; FormInvalid says why
+    not at the field."""
+    key: str = options.prototype_of
+    keys = {i.key for i in repo.interventions_of(session, campaign_id=campaign_id)}
+    if key not in keys:
+        raise FormInvalid({"prototype_of": f"no intervention {key!r} in this campaign (it has {', '.join(sorted(keys))})"})
+    if options.step_ms is None:
+        raise FormInvalid({"step_ms": "give the step time the prototype measured (the regime's own is the "
+                                      "baseline's)"})
+    if draft.gpu_items is None:
+        raise FormInvalid({"prototype_of": "a prototype is compared step for step: import a trace of it (launch "
+                                           "counts), not a kernel table"})
+    own = repo.newest_profiles(session, regime_ids=[pk(regime)]).get(pk(regime))
+    if own is None or own.gpu_items is None or own.step_ms is None:
+        raise FormInvalid({"prototype_of": f"{regime.name} has no traced profile of its own to compare the prototype "
+                                           "with: import the regime's own trace first"})
+    return key
 
 
 STEP_APART = 3.0  # an entered step this many times the regime's measured one is worth a word

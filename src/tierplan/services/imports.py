@@ -28,7 +28,12 @@ from tierplan.planning.checks import Reading, check_reading
 from tierplan.planning.metrics import metric_label, metric_unit
 from tierplan.planning.runs_kept import RunsKept
 from tierplan.services.analysis import core_campaign
-from tierplan.services.import_effects import measurement_consequences, mismatches, profile_consequences
+from tierplan.services.import_effects import (
+    measurement_consequences,
+    mismatches,
+    profile_consequences,
+    prototype_consequences,
+)
 from tierplan.services.import_profiles import ProfileDraft, profile_draft, read_text
 from tierplan.services.import_rows import (
     ROWS_FILE,
@@ -54,6 +59,7 @@ class ImportOptions:
     measured_at: datetime | None = None  # measurements: the date of runs the file does not date
     exclude_passes: int = 0  # traces: leave out the first N forward passes
     add_regimes: bool = False  # benchmarks: a regime for each run's concurrency that none has (a sweep)
+    prototype_of: str = ""  # traces: the key of the intervention whose prototype the trace ran
 
 
 @dataclass
@@ -306,7 +312,11 @@ def _profile_preview(rows: CampaignRows, infos: list[FileInfo], draft: ProfileDr
     preview.named, preview.warnings = mismatches(rows, gpus=draft.devices)
     preview.warnings += draft.warnings
     campaign, _, _ = core_campaign(rows)
-    preview.consequences = profile_consequences(rows, campaign, draft.regime, _core_profile(draft, now))
+    if draft.prototype_of:
+        preview.consequences = prototype_consequences(campaign, draft.prototype_of, draft.regime,
+                                                      _core_profile(draft, now))
+    else:
+        preview.consequences = profile_consequences(rows, campaign, draft.regime, _core_profile(draft, now))
     return preview
 
 
@@ -326,7 +336,8 @@ def import_options(values: ImportOptionsForm) -> ImportOptions:
         columns = ColumnMap(values.name_column, values.time_column, values.time_unit.value)
     return ImportOptions(values.regime, values.step_ms, values.steps, columns, kind=values.kind.value,
                          includes=values.includes, measured_at=values.measured_at,
-                         exclude_passes=values.exclude_passes, add_regimes=values.add_regimes)
+                         exclude_passes=values.exclude_passes, add_regimes=values.add_regimes,
+                         prototype_of=values.prototype_of.strip())
 
 
 def import_problems(preview: Preview, *, measured_at: datetime | None, confirmed: bool) -> list[str]:

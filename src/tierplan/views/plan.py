@@ -34,7 +34,15 @@ from tierplan.views.extras import (
 )
 from tierplan.views.gates import evidence_text, tier_gates_text
 from tierplan.views.summary import NextGate, RegimeSummary, TierProgress, next_gate, regime_summary, tier_progress
-from tierplan.views.texts import band_text, baseline_row, effect_text, includes_text, launch_text, step_text
+from tierplan.views.texts import (
+    band_text,
+    baseline_row,
+    effect_text,
+    evidence_lines,
+    includes_text,
+    launch_text,
+    step_text,
+)
 
 
 @dataclass
@@ -121,6 +129,8 @@ class InterventionView:
     effort_text: str
     effort_provenance: str
     effects: list[tuple[int, str, str]]  # effect id, text, provenance
+    evidence: list[tuple[str, str]] = field(default_factory=list)  # a prototype's trace, then each derived effect
+    evidence_untraced: str = ""  # the regimes where the estimates entered still hold beside that evidence
 
 
 @dataclass
@@ -330,7 +340,7 @@ def _core_effects(record: PlanRecord, analysis: Analysis) -> dict[int, Effect]:
     out: dict[int, Effect] = {}
     for intervention in record.interventions:
         stored = [e for e in record.effects if e.intervention_id == intervention.id]
-        out |= {e.id: c for e, c in zip(stored, by_key[intervention.key].effects, strict=True)}
+        out |= {e.id: c for e, c in zip(stored, by_key[intervention.key].entered, strict=True)}
     return out
 
 
@@ -343,6 +353,7 @@ def _intervention_view(intervention: InterventionPublic, record: PlanRecord, ana
         if e.intervention_id == intervention.id
     ]
     i = intervention
+    core = next(c for c in analysis.campaign.interventions if c.key == i.key)
     return InterventionView(
         id=i.id,
         key=i.key,
@@ -353,6 +364,8 @@ def _intervention_view(intervention: InterventionPublic, record: PlanRecord, ana
         effort_text=fmt.three_point(i.effort_low_days, i.effort_likely_days, i.effort_high_days, " d"),
         effort_provenance=i.effort_provenance,
         effects=effects,
+        evidence=evidence_lines(core, analysis),
+        evidence_untraced=", ".join(core.evidence.untraced) if core.evidence is not None else "",
     )
 
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from tierplan.models.measurements import MeasurementPublic
 from tierplan.planning.metrics import THROUGHPUT_METRIC
-from tierplan.planning.model import Campaign, Effect, Regime, need
+from tierplan.planning.model import Campaign, Effect, Intervention, Regime, need
 from tierplan.planning.projection import RegimeProjection, Step, baseline_step_ms
 from tierplan.planning.spec_break_even import break_even
 from tierplan.planning.step import host_cost_us, start_state
@@ -95,3 +95,19 @@ def break_even_text(effect: Effect, campaign: Campaign) -> str:
         return f"it does not pay at any concurrency ({where})"
     return (f"it stops paying at concurrency {found.stops_at:,} ({where}): set the engine's disable-by-batch-size "
             f"(vLLM speculative_config disable_by_batch_size) to {found.stops_at - 1:,}")
+
+
+def evidence_lines(intervention: Intervention, analysis: Analysis) -> list[tuple[str, str]]:
+    """Where a prototype's trace sets an intervention's planned effects: the trace, where it ran and where its
+    effects are carried over, then each derived effect and whether it is measured or carried over ([] without a
+    prototype)."""
+    evidence = intervention.evidence
+    if evidence is None:
+        return []
+    carried = f", carried over to {', '.join(evidence.carried)}" if evidence.carried else ""
+    untraced = (f"; in {', '.join(evidence.untraced)} (no traced step to carry it to) the estimates entered still hold"
+                if evidence.untraced else "")
+    head = f"Planned from a prototype's trace in {evidence.regime} ({evidence.source}): measured there{carried}{untraced}"
+    derived = [e for e in intervention.effects if e not in evidence.entered and not e.regimes <= set(evidence.untraced)]
+    return [(head, ""), *((effect_text(e, sorted(e.regimes), analysis),
+                           "measured" if evidence.regime in e.regimes else "carried over") for e in derived)]

@@ -1,0 +1,129 @@
+"""Evidence from a prototype: an intervention's effect derived from a trace of a prototype of it at one regime,
+against that regime's own trace, and carried to the other regimes.
+
+Both traces give a step's launch model (profile shares of a measured step, GPU work items, host launch calls). The
+pair says, in the measured regime:
+- GPU side: each bucket's time before and after (share x step). A bucket in both that changed by more than 2% is a
+  bucket speedup (before / after); what buckets new to the prototype add, less what buckets it no longer has took,
+  is GPU work added a step.
+- Host side: the launch calls a GPU item (a graph replay issues one for hundreds) fall: a launch-overhead effect
+  removing that share of the per-launch host cost, or, where the prototype's step is host-bound, the share that
+  leaves its host side at its measured step; the GPU work items change by their difference (a launch count).
+The same effects applied to the measured regime's own profile give the prototype's step (a test holds it).
+
+Carried over: bucket speedups are ratios, so each regime's bucket shrinks in proportion to what its profile holds;
+the added GPU work is scaled by the regime's GPU time over the measured regime's (a static cache's extra attention
+grows with the batch as the rest of the GPU work does); item and launch changes hold as they are. The measured
+regime's effects carry +-MEASURED_SPREAD (run-to-run noise of a step), the carried ones +-CARRIED_SPREAD (how far a
+ratio moves between batch sizes: on the shared H200 pair, attention's share of GPU time moved 2x between batches
+1 and 64); the model error of each kind comes on top in the bands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tierplan.planning.model import Effect, EffectKind, PlanningError, Profile, Regime, ThreePoint
+from tierplan.planning.step import HOST_BUCKET
+
+MEASURED_SPREAD = 0.03
+CARRIED_SPREAD = 0.15
+CHANGED = 0.02  # a bucket whose time moved by less than this is taken as unchanged
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Where an intervention's planned effects come from when a prototype was traced."""
+
+    regime: str  # where the prototype ran
+    source: str  # the trace, as its import names it
+    carried: tuple[str, ...]  # the regimes its effects are carried over to (those with a traced step)
+    entered: tuple[Effect, ...]  # the team's own estimates, superseded where the evidence holds
+    untraced: tuple[str, ...] = ()  # the regimes without a traced step: the estimates entered still hold there
+
+
+def _around(value: float, spread: float) -> ThreePoint:
+    return ThreePoint(value / (1 + spread), value, value * (1 + spread))
+
+
+def _around_signed(value: float, spread: float) -> ThreePoint:
+    low, high = value * (1 - spread), value * (1 + spread)
+    return ThreePoint(min(low, high), value, max(low, high))
+
+
+def _times_ms(profile: Profile) -> dict[str, float]:
+    launches = profile.launches
+    if launches is None:
+        raise PlanningError("a prototype is compared with a traced step: both profiles need launch counts and a step "
+                            "time (import the regime's own trace first)")
+    return {b: s * launches.step_ms for b, s in profile.shares if b != HOST_BUCKET}
+
+
+def gpu_ms(regime: Regime) -> float | None:
+    """A regime's GPU time a step (ms), from its profile and measured step; None without both."""
+    if regime.profile is None:
+        return None
+    if regime.profile.launches is not None:
+        return sum(_times_ms(regime.profile).values())
+    step = regime.step_ms or (regime.concurrency * 1000 / regime.baseline_tok_s if regime.baseline_tok_s else None)
+    return None if step is None else step * sum(s for b, s in regime.profile.shares if b != HOST_BUCKET)
+
+
+def derive(before: Profile, after: Profile, measured: Regime, regimes: Sequence[Regime]) -> tuple[Effect, ...]:
+    """The effects the prototype's trace (`after`) shows against the measured regime's (`before`), for the measured
+    regime and carried to the others (see the module's docstring)."""
+    t0, t1 = _times_ms(before), _times_ms(after)
+    b0, b1 = before.launches, after.launches
+    assert b0 is not None and b1 is not None  # _times_ms checked
+    others = frozenset(r.name for r in regimes if r.name != measured.name)
+    effects: list[Effect] = []
+    for spread, where in ((MEASURED_SPREAD, frozenset({measured.name})), (CARRIED_SPREAD, others)):
+        if not where:
+            continue
+        for bucket in sorted(t0.keys() & t1.keys()):
+            if t0[bucket] > 0 and t1[bucket] > 0 and abs(t1[bucket] / t0[bucket] - 1) > CHANGED:
+                effects.append(Effect(EffectKind.BUCKET, bucket=bucket, regimes=where,
+                                      speedup=_around(t0[bucket] / t1[bucket], spread)))
+        host = _host_share_removed(before, after)
+        if host > 0:
+            effects.append(Effect(EffectKind.LAUNCH_OVERHEAD, regimes=where, removed=ThreePoint(
+                host * (1 - spread) if host < 1 else host, host, min(1.0, host * (1 + spread)))))
+        if b1.gpu_items != b0.gpu_items:
+            effects.append(Effect(EffectKind.LAUNCH_COUNT, regimes=where,
+                                  launches=_around_signed(b1.gpu_items - b0.gpu_items, spread)))
+    added_ms = sum(t for b, t in t1.items() if b not in t0) - sum(t for b, t in t0.items() if b not in t1)
+    if abs(added_ms) > CHANGED * sum(t0.values()):
+        base = sum(t0.values())
+        effects.append(Effect(EffectKind.GPU_WORK, regimes=frozenset({measured.name}),
+                              gpu_ms=_around_signed(added_ms, MEASURED_SPREAD)))
+        for regime in regimes:
+            own = gpu_ms(regime)
+            if regime.name != measured.name and own is not None and base > 0:
+                effects.append(Effect(EffectKind.GPU_WORK, regimes=frozenset({regime.name}),
+                                      gpu_ms=_around_signed(added_ms * own / base, CARRIED_SPREAD)))
+    return tuple(effects)
+
+
+def _host_share_removed(before: Profile, after: Profile) -> float:
+    """The share of the per-launch host cost the prototype removed: its launch calls an item over the baseline's,
+    or, where both steps are host-bound, what leaves its host side at its measured step."""
+    b0, b1 = before.launches, after.launches
+    assert b0 is not None and b1 is not None
+    per_item_before = b0.host_launches / max(b0.gpu_items, 1e-9)
+    per_item_after = b1.host_launches / max(b1.gpu_items, 1e-9)
+    if per_item_before <= 0:
+        return 0.0
+    kept = per_item_after / per_item_before
+    if _host_bound(before) and _host_bound(after):  # the per-launch cost moved too (less Python a launch)
+        kept *= ((b1.step_ms - b1.host_fixed_ms) / b1.host_launches) / ((b0.step_ms - b0.host_fixed_ms) / b0.host_launches)
+    return min(1.0, max(0.0, 1 - kept))
+
+
+def _host_bound(profile: Profile) -> bool:
+    """Whether a traced step waited on its host: its GPU side (busy time and a gap an item) leaves idle time."""
+    launches = profile.launches
+    if launches is None or launches.host_launches <= 0:
+        return False
+    busy = sum(s for b, s in profile.shares if b != HOST_BUCKET) * launches.step_ms
+    return busy + launches.gpu_items * launches.gpu_gap_us / 1000 < launches.step_ms * (1 - CHANGED)
