@@ -176,20 +176,14 @@ def _planned(intervention, entered: tuple[core.Effect, ...], rows: CampaignRows,
     measured = next((r for r in regimes if trace is not None and r.name == names.get(trace.regime_id)), None)
     if trace is None or measured is None or measured.profile is None:
         return {"effects": entered}
-    after = to_core_profile(trace, rows.shares.get(pk(trace), []))
-    # carried over to the regimes with a traced step of their own (the launch side needs one); the others keep the
-    # estimates entered
-    traced = [r for r in regimes if r.profile is not None and r.profile.launches is not None]
+    after = core.need(to_core_profile(trace, rows.shares.get(pk(trace), [])), "the trace")
+    plain = core.Intervention(intervention.key, intervention.title, core.ThreePoint(0, 0, 0), effects=entered)
     try:
-        derived_effects = prototype.derive(core.need(measured.profile, "the profile"), core.need(after, "the trace"),
-                                           measured, traced)
+        # its source names the import and how it was read: the first part says which trace
+        planned = prototype.with_evidence(plain, after, measured, regimes, trace.source.split(": ", 1)[0])
     except core.PlanningError:
         return {"effects": entered}  # the regime's own profile has no trace to compare with (the import says so)
-    rest = frozenset(r.name for r in regimes) - frozenset(r.name for r in traced)
-    kept = tuple(dataclasses.replace(e, regimes=(e.regimes or rest) & rest) for e in entered if (e.regimes or rest) & rest)
-    carried = tuple(r.name for r in traced if r.name != measured.name)
-    return {"effects": derived_effects + kept,
-            "evidence": prototype.Evidence(measured.name, trace.source, carried, entered, tuple(sorted(rest)))}
+    return {"effects": planned.effects, "evidence": planned.evidence}
 
 
 def _regime(regime, rows: CampaignRows, measurements: tuple[core.Measurement, ...]) -> core.Regime:

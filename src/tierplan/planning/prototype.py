@@ -22,9 +22,9 @@ ratio moves between batch sizes: on the shared H200 pair, attention's share of G
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from tierplan.planning.model import Effect, EffectKind, PlanningError, Profile, Regime, ThreePoint
+from tierplan.planning.model import Effect, EffectKind, Intervention, PlanningError, Profile, Regime, ThreePoint, need
 from tierplan.planning.step import HOST_BUCKET
 
 MEASURED_SPREAD = 0.03
@@ -127,3 +127,18 @@ def _host_bound(profile: Profile) -> bool:
         return False
     busy = sum(s for b, s in profile.shares if b != HOST_BUCKET) * launches.step_ms
     return busy + launches.gpu_items * launches.gpu_gap_us / 1000 < launches.step_ms * (1 - CHANGED)
+
+
+def with_evidence(intervention: Intervention, trace: Profile, measured: Regime, regimes: Sequence[Regime],
+                  source: str) -> Intervention:
+    """The intervention planned from its prototype's trace at `measured`: the derived effects in that regime and in
+    each regime with a traced step of its own (the launch side needs one), the estimates entered in the others.
+    Raises PlanningError when the measured regime's own profile is no trace to compare with."""
+    traced = [r for r in regimes if r.profile is not None and r.profile.launches is not None]
+    effects = derive(need(measured.profile, "the regime's own profile"), trace, measured, traced)
+    rest = frozenset(r.name for r in regimes) - frozenset(r.name for r in traced)
+    entered = intervention.entered
+    kept = tuple(replace(e, regimes=(e.regimes or rest) & rest) for e in entered if (e.regimes or rest) & rest)
+    carried = tuple(r.name for r in traced if r.name != measured.name)
+    evidence = Evidence(measured.name, source, carried, entered, tuple(r.name for r in regimes if r.name in rest))
+    return replace(intervention, effects=effects + kept, evidence=evidence)

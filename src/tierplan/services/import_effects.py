@@ -15,7 +15,7 @@ from tierplan.planning.effect_kinds import rule_of
 from tierplan.planning.metrics import STEP_METRIC, THROUGHPUT_METRIC
 from tierplan.planning.model import need
 from tierplan.planning.projection import project_regime
-from tierplan.planning.prototype import derive
+from tierplan.planning.prototype import with_evidence
 from tierplan.text import effect_kinds as kind_texts
 from tierplan.text import formatting as fmt
 from tierplan.text.conditions import condition_text
@@ -139,22 +139,21 @@ def prototype_consequences(campaign: core.Campaign, key: str, regime_name: str, 
     or carried over, and the projections it moves."""
     intervention = next(i for i in campaign.interventions if i.key == key)
     measured = next(r for r in campaign.regimes if r.name == regime_name)
-    traced = [r for r in campaign.regimes if r.profile is not None and r.profile.launches is not None]
     try:
-        effects = derive(need(measured.profile, "the regime's profile"), trace, measured, traced)
+        planned = with_evidence(intervention, trace, measured, campaign.regimes, "this trace")
     except core.PlanningError as exc:
         return [f"cannot be compared with {regime_name}'s own profile: {exc}"]
-    others = [r.name for r in traced if r.name != regime_name]
-    untraced = [r.name for r in campaign.regimes if r not in traced]
+    evidence = need(planned.evidence, "the evidence")
+    carried = f", carried over to {', '.join(evidence.carried)}" if evidence.carried else ""
+    n = len(evidence.entered)
     lines = [f"becomes the evidence of {key}: its effects are derived from this trace against {regime_name}'s own "
-             f"(measured there{', carried over to ' + ', '.join(others) if others else ''}); the "
-             f"{len(intervention.entered)} effect{'s' if len(intervention.entered) != 1 else ''} entered for it "
-             + (f"still hold in {', '.join(untraced)} (no traced step to carry it to)" if untraced
+             f"(measured there{carried}); the {n} effect{'s' if n != 1 else ''} entered for it "
+             + (f"still hold in {', '.join(evidence.untraced)} (no traced step to carry it to)" if evidence.untraced
                 else "stay on record, no longer planned")]
     floors = dict(campaign.floors)
-    lines += [f"{key}: {kind_texts.effect_text(e, sorted(e.regimes), floors)}" for e in effects]
-    after = replace(campaign, interventions=tuple(
-        replace(i, effects=effects) if i.key == key else i for i in campaign.interventions))
+    lines += [f"{key}: {kind_texts.effect_text(e, sorted(e.regimes), floors)}" for e in planned.effects
+              if e not in evidence.entered and not e.regimes <= set(evidence.untraced)]
+    after = replace(campaign, interventions=tuple(planned if i.key == key else i for i in campaign.interventions))
     for regime, new in zip(campaign.regimes, after.regimes, strict=True):
         was, now = project_regime(regime, campaign).final.tok_s, project_regime(new, after).final.tok_s
         if was is not None and now is not None and abs(now / was - 1) > 1e-6:

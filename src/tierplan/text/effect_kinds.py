@@ -94,6 +94,15 @@ def spec_decode_text(effect: Effect, regime_names: Sequence[str] = (), floors: F
             f"the hardware model, {per_regime} of GPU time to the step")
 
 
+def bucket_text(effect: Effect) -> str:
+    """"attention 2.5x (2–3x) faster", or, below 1x, "attention 6.9x (6.7–7.1x) slower"."""
+    speedup = need(effect.speedup, "the speedup")
+    if speedup.likely >= 1 or speedup.low <= 0:
+        return f"{effect.bucket} {three(speedup, 'x')} faster"
+    slower = ThreePoint(1 / speedup.high, 1 / speedup.likely, 1 / speedup.low)
+    return f"{effect.bucket} {three(slower, 'x')} slower"
+
+
 def gpu_work_text(effect: Effect) -> str:
     """"GPU work: +0.3 ms (0.2–0.5 ms) a step, +0.05 ms (0.03–0.08 ms) a sequence in flight, +64 items a step"."""
     parts = []
@@ -107,8 +116,7 @@ def gpu_work_text(effect: Effect) -> str:
 
 
 KIND_TEXTS: dict[EffectKind, KindText] = {
-    EffectKind.BUCKET: KindText(
-        "speedup of one bucket", lambda e, names, floors: f"{e.bucket} {three(e.speedup, 'x')} faster"),
+    EffectKind.BUCKET: KindText("speedup of one bucket", lambda e, names, floors: bucket_text(e)),
     EffectKind.STEP: KindText(
         "whole-step multiplier (measured in named regimes)",
         lambda e, names, floors: f"whole step {three(e.speedup, 'x')} faster"),
