@@ -23,8 +23,10 @@ from tierplan.importers.benchmarks import parse_results_json
 from tierplan.importers.buckets import bucket_kernels, step_shares
 from tierplan.importers.torch_trace import parse_trace
 from tierplan.planning import model as core
+from tierplan.planning.ceiling import GpuSpec, ModelSpec, StepFloor
 from tierplan.planning.projection import project_regime
 from tierplan.planning.step import GPU_GAP_PRIOR_US
+from tierplan.planning.step_changes import spec_expected_tokens
 from tierplan.planning.uncertainty import simulate
 from tierplan.views.texts import band_text
 
@@ -44,6 +46,8 @@ def effect_of(spec: dict) -> core.Effect:
         return core.Effect(kind, removed=three(spec["removed"]))
     if kind is core.EffectKind.BUCKET:
         return core.Effect(kind, bucket=spec["bucket"], speedup=three(spec["speedup"]))
+    if kind is core.EffectKind.SPEC_DECODE:
+        return core.Effect(kind, spec=core.SpecDecode(spec["draft_tokens"], acceptance=three(spec["acceptance"])))
     raise SystemExit(f"effect kind {kind.value} is not wired into the fidelity cases yet")
 
 
@@ -67,13 +71,40 @@ def record_regime(case: dict) -> core.Regime:
     return core.Regime("case", max(1, round(in_flight)), 1e12, baseline_tok_s=tok_s, step_ms=tpot_ms)
 
 
+def fit_step_ms(case: dict, tokens_per_sequence: int) -> float:
+    """The published fit's step (ms) at the case's concurrency, with this many tokens a sequence in flight."""
+    fit, c = case["fit"], case["concurrency"]
+    us = c * case["context_tokens"] * fit["us_a_kv_token"] + c * tokens_per_sequence * fit["us_a_batched_token"]
+    return us / 1000 + fit["ms_fixed"] + fit["ms_overhead"]
+
+
+def fit_case(case: dict) -> tuple[core.Regime, StepFloor, float]:
+    """The regime at the fit's plain step, its hardware model, and the throughput the fit gives the change."""
+    g, m, c = case["gpu"], case["model"], case["concurrency"]
+    gpu = GpuSpec(g["name"], g["count"], g["memory_gb"], g["bandwidth_gb_s"], (("bf16", g["tflops_bf16"]),))
+    model = ModelSpec(m["name"], m["params_b"], m["params_b"], m["layers"], 0, 0, 0, m["bytes_per_weight"],
+                      m["bytes_per_weight"], m["kv_bytes_per_token"], "bf16")
+    plain = fit_step_ms(case, 1)
+    regime = core.Regime("case", c, 1e12, baseline_tok_s=c * 1000 / plain, step_ms=plain)
+    g_tokens = case["draft_tokens"]
+    verify = fit_step_ms(case, g_tokens + 1) * (1 + case["fit"]["draft_share_of_verify"])
+    tokens = spec_expected_tokens(case["acceptance_measured"], g_tokens)
+    return regime, StepFloor(gpu, model, c, case["context_tokens"]), c * tokens * 1000 / verify
+
+
 def replay(case: dict, samples: int, seed: int) -> dict:
-    regime = trace_regime(case) if "trace" in case else record_regime(case)
+    floors: tuple = ()
+    if "fit" in case:
+        regime, floor, fitted_tok_s = fit_case(case)
+        case = {**case, "measured_after_tok_s": fitted_tok_s}
+        floors = (("case", floor),)
+    else:
+        regime = trace_regime(case) if "trace" in case else record_regime(case)
     interventions = tuple(
         core.Intervention(i["key"], i["key"], core.ThreePoint(1, 1, 1), tier_key="A", effects=(effect_of(i),))
         for i in case["interventions"]
     )
-    campaign = core.Campaign((regime,), (core.Tier("A", "A", 0),), interventions)
+    campaign = core.Campaign((regime,), (core.Tier("A", "A", 0),), interventions, floors=floors)
     likely = project_regime(regime, campaign).final
     spread = simulate(campaign, samples, seed).of("case")[0]
     if "measured_after_step_ms" in case:  # compare step times; a higher P of tok/s is a shorter step
