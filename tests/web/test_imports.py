@@ -71,6 +71,10 @@ def test_a_vllm_result_previews_then_imports_its_figures(client, app, demo_id):
     assert counts(app) == (before[0] + 15, before[1], before[2] + 1)
     history = client.get(f"/campaigns/{demo_id}/regimes/2").text
     assert "2249.25 tok/s" in history and "89.77 ms" in history and "recorded despite" in history
+    # every run of a file that names another model and GPU says so: calibration pairs none of them
+    runs = client.get(f"/api/campaigns/{demo_id}/measurements", params={"limit": 500}).json()
+    imported = [r for r in runs if r["source"].startswith("import")]
+    assert imported and all("its file names another setup: the file names model" in r["confirmed"] for r in imported)
 
 
 def test_runs_are_matched_to_regimes_by_concurrency(client, app, demo_id):

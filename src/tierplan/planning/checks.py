@@ -30,6 +30,7 @@ FUTURE_TOLERANCE = timedelta(days=1)
 # the words of the value warnings, written once here: the messages use them and out_of_line() finds them again
 ABOVE_CEILING = "is above the hardware ceiling of this regime"
 OFF_BASELINE = "the current baseline ("
+OTHER_SETUP = "its file names another setup"  # recorded on a run whose import named another model, GPU or engine
 
 
 @dataclass(frozen=True)
@@ -119,9 +120,10 @@ def _jump(reading: Reading, current: Measurement | None) -> list[Problem]:
 
 def out_of_line(confirmed: str) -> bool:
     """Whether a run was recorded over a warning that its value does not belong with the campaign's runs (above
-    the hardware ceiling, ABSURD_FACTOR from the baseline): such a run judges gates, but calibration leaves it out.
+    the hardware ceiling, ABSURD_FACTOR from the baseline, imported from a file that names another model, GPU or
+    engine than the campaign's): such a run judges gates, but calibration leaves it out.
     A warning of another kind (a date before the tiers, a kind) says nothing of the value."""
-    return any(words in confirmed for words in (ABOVE_CEILING, OFF_BASELINE))
+    return any(words in confirmed for words in (ABOVE_CEILING, OFF_BASELINE, OTHER_SETUP))
 
 
 def _before_its_tiers(reading: Reading, campaign: Campaign) -> list[Problem]:

@@ -16,7 +16,7 @@ from tierplan.models.errors import Conflicting, FormInvalid, NotFound
 from tierplan.models.measurements import ImportRecordOut
 from tierplan.planning import model as core
 from tierplan.planning.baselines import newest_baselines
-from tierplan.planning.checks import check_reading
+from tierplan.planning.checks import OTHER_SETUP, check_reading
 from tierplan.services import snapshots
 from tierplan.services.analysis import core_campaign
 from tierplan.services.import_rows import LISTED, MeasurementRow, read_rows
@@ -146,6 +146,8 @@ def _write_measurements(session: Session, campaign_id: int, preview: Preview, re
     and their place in the history's summaries; the import records' flush before has moved the plan revision."""
     by_file = {f.name: r for f, r in zip(preview.files, records, strict=False)}
     by_key = {i.key: pk(i) for i in repo.interventions_of(session, campaign_id=campaign_id)}
+    # a file that names another model, GPU or engine: every run of it says so (calibration pairs none of them)
+    setup = "; ".join(f"{OTHER_SETUP}: {w}" for w in preview.setup_warnings)
     position = 0
     rebuild: set[int] = set()  # regimes whose measured changes are found again once every chunk is in
     for chunk in read_rows(preview.rows_path):
@@ -157,7 +159,8 @@ def _write_measurements(session: Session, campaign_id: int, preview: Preview, re
                 "measured_at": datetime.fromisoformat(row.measured_at), "provenance": "imported",
                 "source": f"import: {row.where}"[:300], "note": row.note,
                 "import_id": by_file[row.where.split(", ")[0]].id, "kind": preview.measurement_kind,
-                "confirmed": confirmations.get(position, ""), "recorded_by": by,
+                "confirmed": "; ".join(c for c in (confirmations.get(position, ""), setup) if c)[:2000],
+                "recorded_by": by,
                 "includes_key": history.includes_key(by_key[k] for k in row.includes if k in by_key)})
             position += 1
         ids = history.insert_runs(session, values)

@@ -97,6 +97,7 @@ class Preview:
     profile: dict | None = None  # ProfileDraft as a dict
     campaign_id: int = 0  # the campaign it was previewed for (only that one may confirm it)
     new_regimes: list[dict] = field(default_factory=list)  # regimes the confirm adds (Regime columns)
+    setup_warnings: list[str] = field(default_factory=list)  # another model, GPU or engine the files name
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -228,6 +229,7 @@ def _measurement_preview(session: Session, rows: CampaignRows, infos: list[FileI
                         f"{k.removeprefix('spec_decode_')} {v}" for k, v in run.spec_decode.items()))
     preview.named, preview.warnings = mismatches(rows, models=sorted(names["models"]), gpus=sorted(names["gpus"]),
                                                  engines=sorted(names["engines"]))
+    preview.setup_warnings = list(preview.warnings)  # recorded on each run: calibration pairs none of them
     preview.needs_date = bool(undated)
     if undated:
         preview.consequences.append(f"{', '.join(sorted(undated))} carr{'y' if len(undated) > 1 else 'ies'} no date: "
