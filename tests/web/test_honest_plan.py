@@ -303,3 +303,25 @@ def test_speculative_decoding_says_where_it_stops_paying(client, demo_id):
     tokens = 1 + 0.15 + 0.15**2 + 0.15**3
     assert speedup_at(floor, step_ms, tokens, 3, stops) <= 1.0 < speedup_at(floor, step_ms, tokens, 3, stops - 1)
     assert "it stops paying" in client.get(f"/campaigns/{demo_id}/roadmap.md").text
+
+
+def test_a_gate_the_plan_expects_to_fail_is_flagged_with_its_chance_and_projection(client, demo_id):
+    """Every pending gate on a projected metric carries P(pass) from the bands' samples; a gate of tier A asking
+    batch 1 for 500 tok/s, against 78 projected, is flagged on the page, in the export and in the API."""
+    gate = client.post(f"/api/campaigns/{demo_id}/gates", json={"tier_id": 1, "regime_id": 1, "threshold": 500})
+    assert gate.status_code == 201, gate.text
+    plan = plan_json(client, demo_id)
+    gates = {(g["tier"], g["regime"], g["threshold"]): g for g in plan["gates"]}
+    hard = gates[("A", "batch 1", 500.0)]
+    band = plan["regimes"][0]["projections"][0]
+    assert hard["status"] == "pending" and hard["expected_to_fail"] is True and hard["p_pass"] == 0.0
+    assert hard["projected_p50"] == pytest.approx(band["p50_tok_s"])
+    easy = gates[("A", "batch 1", 40.0)]
+    assert easy["expected_to_fail"] is False and easy["p_pass"] > 0.9
+    assert all(g["p_pass"] is not None for g in plan["gates"])  # every demo gate is on throughput or TPOT
+    page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
+    row = re.search(r'<tr class="gate expected-fail" data-gate="%d".*?</tr>' % gate.json()["id"], page, re.S)
+    assert row is not None and "projected 78.8 tok/s" in row.group(0)
+    assert "P(pass) 0%: expected to fail" in row.group(0)
+    roadmap = client.get(f"/campaigns/{demo_id}/roadmap.md").text
+    assert "projected 78.8 tok/s; P(pass) 0%: expected to fail" in roadmap

@@ -197,7 +197,7 @@ def _tier_section(tier: TierView) -> list[str]:
         lines += table(
             ["Regime", "Condition", "Status", "Evidence", "Projection"],
             [[g.regime, f"{g.condition_text} ({g.provenance})", g.status + (" (warn only)" if g.severity == "warn" else ""),
-              g.evidence_text, g.projected_text or "—"]
+              g.evidence_text, "; ".join(t for t in (g.projected_text, g.chance_text) if t) or "—"]
              for g in tier.gates],
         )
         lines += ["", tier.gates_text[0].upper() + tier.gates_text[1:] + "."]

@@ -32,6 +32,7 @@ from tierplan.planning.step import StepState, start_state
 from tierplan.planning.step_changes import EffectDraw, RegimeContext
 
 PERT_SHAPE = 4.0
+QUANTILES = np.linspace(0, 100, 201)  # kept of each band: P(gate passes) is read from them
 DEFAULT_SAMPLES = 10_000
 
 
@@ -44,6 +45,13 @@ class TierDistribution:
     p_target: float | None  # share of samples at or above the target
     input_share: float | None = None  # of the band's log-variance, the part from the three-point inputs
     risk_share: float | None = None  # ... the part from the bottleneck risk (the rest: model error)
+    quantiles: tuple[float, ...] = ()  # throughput at each of QUANTILES percent of the samples
+
+    def share_below(self, tok_s: float) -> float | None:
+        """The share of samples below `tok_s`, from the quantiles (within half a percent)."""
+        if not self.quantiles:
+            return None
+        return float(np.interp(tok_s, self.quantiles, QUANTILES / 100, left=0.0, right=1.0))
 
 
 @dataclass(frozen=True)
@@ -177,6 +185,7 @@ def _apply(intervention: Intervention, drawn: list[EffectSamples], state: StepSt
 
 def _distribution(tier_key: str, state: StepState, error: Any, risk: Risk, regime: Regime, campaign: Campaign
                   ) -> TierDistribution:
+    """The band after a tier, and its samples' quantiles (gate_chances.py reads P(gate passes) from them)."""
     if not regime.baseline_tok_s:
         return TierDistribution(tier_key, None, None, None, None)
     with np.errstate(divide="ignore"):
@@ -186,14 +195,15 @@ def _distribution(tier_key: str, state: StepState, error: Any, risk: Risk, regim
     if cap is not None:
         tok_s = np.minimum(tok_s, cap)
     p10, p50, p90 = np.percentile(tok_s, [10, 50, 90])
+    quantiles = tuple(float(q) for q in np.percentile(tok_s, QUANTILES))
     logs = np.log(np.maximum(modelled, 1e-300)) + risk.path  # the inputs' part: without the path's work
     finite = np.isfinite(logs)
     input_var = float(np.var(logs[finite])) if finite.any() else 0.0
     error_var = float(np.var(error))
     risk_var = float(np.var(risk.binding + risk.path))
     total = input_var + error_var + risk_var
+    p_target = float(np.mean(tok_s >= regime.target_tok_s))
     if total <= 1e-12:
-        return TierDistribution(tier_key, float(p10), float(p50), float(p90),
-                                float(np.mean(tok_s >= regime.target_tok_s)))
-    return TierDistribution(tier_key, float(p10), float(p50), float(p90), float(np.mean(tok_s >= regime.target_tok_s)),
-                            input_var / total, risk_var / total)
+        return TierDistribution(tier_key, float(p10), float(p50), float(p90), p_target, quantiles=quantiles)
+    return TierDistribution(tier_key, float(p10), float(p50), float(p90), p_target, input_var / total,
+                            risk_var / total, quantiles)

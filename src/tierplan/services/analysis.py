@@ -13,6 +13,7 @@ from tierplan.planning.achievable import Achievable, achievable
 from tierplan.planning.calibration import CalibrationSummary, calibrate
 from tierplan.planning.capacity import Capacity, campaign_gate_results, capacity, load_points, projected_capacities
 from tierplan.planning.ceiling import Ceiling, StepFloor, decode_ceiling, mean_decode_context
+from tierplan.planning.gate_chances import GateChance, chances
 from tierplan.planning.gates import GateResult
 from tierplan.planning.projection import RegimeProjection, project_campaign
 from tierplan.planning.tiering import Ordering, suggest_order
@@ -32,6 +33,7 @@ class Analysis:
     ordering: Ordering
     what_ifs: dict[str, tuple[WhatIf, ...]]
     gate_results: tuple[GateResult, ...]
+    gate_chances: dict[int, GateChance] = field(default_factory=dict)  # gate position -> its chance of passing
     capacity: Capacity | None = None  # at the SLOs, as measured (None: no SLO)
     tier_capacities: tuple[Capacity, ...] = ()  # after each tier
     achievable: dict[str, Achievable] = field(default_factory=dict)  # regime -> its achievable ceiling and why
@@ -95,6 +97,7 @@ def analyse(rows: CampaignRows) -> Analysis:
     if applied:
         campaign = replace(campaign, calibration=calibration.realised)
     projections = project_campaign(campaign)
+    simulation = cached_simulation(campaign, rows.campaign.samples, rows.campaign.seed)
     return Analysis(
         campaign=campaign,
         ceilings=ceilings,
@@ -102,10 +105,11 @@ def analyse(rows: CampaignRows) -> Analysis:
         calibration=calibration,
         calibration_applied=applied,
         projections=projections,
-        simulation=cached_simulation(campaign, rows.campaign.samples, rows.campaign.seed),
+        simulation=simulation,
         ordering=cached_order(campaign),
         what_ifs={r.name: what_if(r.profile) for r in campaign.regimes if r.profile is not None},
         gate_results=campaign_gate_results(campaign),
+        gate_chances=chances(campaign, simulation),
         achievable=achievable(campaign, {name: c.ceiling_tok_s for name, c in ceilings.items()},
                               {p.regime: p.baseline.step_ms for p in projections}),
         **_capacities(campaign, projections),

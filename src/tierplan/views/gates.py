@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from tierplan.models.errors import NotFound
+from tierplan.planning.gate_chances import EXPECTED, GateChance
 from tierplan.planning.gates import Criterion, GateResult, GateStatus, tier_validated
 from tierplan.planning.metrics import metric_unit
 from tierplan.planning.model import Measurement, Severity, Tier
@@ -102,6 +103,11 @@ class GateOut(BaseModel):
     samples: list[SampleOut]
     baseline_samples: list[SampleOut]
     criteria: list[CriterionOut]
+    p_pass: float | None = Field(default=None, description=(
+        "pending gates on a projected metric: the share of the bands' Monte Carlo samples that pass it once its "
+        "tier's work is in"))
+    projected_p50: float | None = Field(default=None, description="the P50 of the value it judges, in its unit")
+    expected_to_fail: bool = Field(default=False, description="the plan expects it to fail (p_pass below 0.5)")
 
 
 class TierGatesOut(BaseModel):
@@ -115,9 +121,13 @@ def _samples(runs: Iterable[Measurement]) -> list[SampleOut]:
     return [SampleOut(value=m.value, measured_at=m.measured_at, kind=m.kind.value) for m in runs]
 
 
-def gate_out(result: GateResult, gate_id: int | None = None) -> GateOut:
+def gate_out(result: GateResult, gate_id: int | None = None, chance: GateChance | None = None) -> GateOut:
     gate = result.gate
+    pending = chance is not None and result.status is GateStatus.PENDING
     return GateOut(
+        p_pass=chance.p_pass if pending and chance else None,
+        projected_p50=chance.projected_p50 if pending and chance else None,
+        expected_to_fail=bool(pending and chance and chance.p_pass < EXPECTED),
         id=gate_id, tier=gate.tier_key, regime=gate.regime, metric=gate.metric, comparator=gate.comparator.value,
         threshold=gate.threshold, relative_pct=gate.relative_pct, reference_regime=gate.reference_regime,
         aggregation=gate.aggregation.value, window=gate.window, min_samples=gate.min_samples,

@@ -8,8 +8,9 @@ from typing import Any
 from markupsafe import Markup
 
 from tierplan.models.plan_rows import GatePublic, InterventionPublic, RegimePublic
-from tierplan.planning.gates import GateResult, tier_validated
-from tierplan.planning.metrics import THROUGHPUT_METRIC
+from tierplan.planning.gate_chances import EXPECTED, GateChance
+from tierplan.planning.gates import GateResult, GateStatus, tier_validated
+from tierplan.planning.metrics import THROUGHPUT_METRIC, metric_unit
 from tierplan.planning.model import Effect
 from tierplan.planning.projection import RegimeProjection, Step
 from tierplan.planning.uncertainty import TierDistribution
@@ -116,6 +117,8 @@ class GateView:
     evidence_text: str
     projected_text: str
     provenance: str
+    chance_text: str = ""  # a pending gate on a projected metric: "P(pass) 12%"
+    expected_fail: bool = False  # the plan expects it to fail
 
 
 @dataclass
@@ -181,7 +184,8 @@ def plan_view(plan: Plan) -> PlanReport:
     regimes = [_regime_view(r, p, record, analysis) for r, p in zip(record.regimes, projections, strict=True)]
     by_regime = {p.regime: p for p in projections}
     regime_names = {r.id: r.name for r in record.regimes}
-    gate_views = [_gate_view(g, res, by_regime, regime_names) for g, res in zip(record.gates, results, strict=True)]
+    gate_views = [_gate_view(g, res, by_regime, regime_names, analysis.gate_chances.get(i))
+                  for i, (g, res) in enumerate(zip(record.gates, results, strict=True))]
     core_effects = _core_effects(record, analysis)
     interventions = {i.id: _intervention_view(i, record, analysis, core_effects) for i in record.interventions}
     efforts = {e.tier_key: e for e in analysis.simulation.efforts}
@@ -314,12 +318,19 @@ def _regime_view(regime: RegimePublic, projection: RegimeProjection, record: Pla
     )
 
 
-def _gate_view(gate: GatePublic, result: GateResult, by_regime: dict[str, RegimeProjection], names: dict[int, str]) -> GateView:
+def _gate_view(gate: GatePublic, result: GateResult, by_regime: dict[str, RegimeProjection], names: dict[int, str],
+               chance: GateChance | None = None) -> GateView:
     projected = ""
     if gate.metric == THROUGHPUT_METRIC:
         step = by_regime[names[gate.regime_id]].after(result.gate.tier_key)
         if step is not None and step.tok_s is not None:
             projected = f"projected {fmt.tok_s(step.tok_s)}"
+    chance_text, expected_fail = "", False
+    if chance is not None and result.status is GateStatus.PENDING:
+        if not projected:
+            projected = f"projected P50 {fmt.number(chance.projected_p50, metric_unit(gate.metric))}"
+        expected_fail = chance.p_pass < EXPECTED
+        chance_text = f"P(pass) {fmt.probability(chance.p_pass)}" + (": expected to fail" if expected_fail else "")
     return GateView(
         id=gate.id,
         tier_key=result.gate.tier_key,
@@ -331,6 +342,8 @@ def _gate_view(gate: GatePublic, result: GateResult, by_regime: dict[str, Regime
         evidence_text=evidence_text(result),
         projected_text=projected,
         provenance=gate.provenance,
+        chance_text=chance_text,
+        expected_fail=expected_fail,
     )
 
 

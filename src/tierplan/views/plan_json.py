@@ -123,7 +123,8 @@ def plan_out(plan: Plan) -> PlanOut:
                 notes=list(projection.notes),
             )
         )
-    gates = [gate_out(r, g.id) for r, g in zip(analysis.gate_results, plan.record.gates, strict=True)]
+    gates = [gate_out(r, g.id, analysis.gate_chances.get(i))
+             for i, (r, g) in enumerate(zip(analysis.gate_results, plan.record.gates, strict=True))]
     order = [
         OrderPick(key=p.key, effort_days=p.effort_days, gain=p.gain, cumulative_days=p.cumulative_days,
                   suggested_tier=p.band)
