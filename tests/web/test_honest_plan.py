@@ -320,7 +320,7 @@ def test_a_gate_the_plan_expects_to_fail_is_flagged_with_its_chance_and_projecti
     assert easy["expected_to_fail"] is False and easy["p_pass"] > 0.9
     assert all(g["p_pass"] is not None for g in plan["gates"])  # every demo gate is on throughput or TPOT
     page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
-    row = re.search(r'<tr class="gate expected-fail" data-gate="%d".*?</tr>' % gate.json()["id"], page, re.S)
+    row = re.search(rf'<tr class="gate expected-fail" data-gate="{gate.json()["id"]}".*?</tr>', page, re.S)
     assert row is not None and "projected 78.8 tok/s" in row.group(0)
     assert "P(pass) 0%: expected to fail" in row.group(0)
     roadmap = client.get(f"/campaigns/{demo_id}/roadmap.md").text
