@@ -325,3 +325,21 @@ def test_a_gate_the_plan_expects_to_fail_is_flagged_with_its_chance_and_projecti
     assert "P(pass) 0%: expected to fail" in row.group(0)
     roadmap = client.get(f"/campaigns/{demo_id}/roadmap.md").text
     assert "projected 78.8 tok/s; P(pass) 0%: expected to fail" in roadmap
+
+
+def test_what_it_would_take_is_said_for_each_regime_short_of_its_target(client, demo_id):
+    plan = plan_json(client, demo_id)
+    batch1, c16 = plan["regimes"]
+    final = c16["projections"][-1]
+    # concurrency 16: E tokens a sequence for 16 sequences in the step the target needs
+    needed_ms = 16 * final["tokens_per_step"] * 1000 / 1000.0
+    assert c16["what_it_would_take"].startswith(
+        f"concurrency 16: the target needs a {needed_ms:.3g} ms step against the {final['step_ms']:.3g} ms the plan "
+        "leaves")
+    assert "alone cannot" in c16["what_it_would_take"] and "together," in c16["what_it_would_take"]
+    # batch 1's target is above the hardware ceiling: the step it needs is below the floor
+    assert "below the 1.74 ms a step's bytes and FLOPs take at the hardware's peak: out of reach" in \
+        batch1["what_it_would_take"]
+    page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
+    assert "What it would take: concurrency 16: the target needs" in " ".join(re.sub(r"<[^>]+>", " ", page).split())
+    assert "What it would take: concurrency 16: the target needs" in client.get(f"/campaigns/{demo_id}/roadmap.md").text

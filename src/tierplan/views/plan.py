@@ -43,6 +43,7 @@ from tierplan.views.texts import (
     includes_text,
     launch_text,
     step_text,
+    takes_text,
 )
 
 
@@ -101,6 +102,7 @@ class RegimeView:
     includes_text: str = ""  # "baseline of 2026-12-01 includes A1, A2"
     step_text: str = ""  # the step time and where it comes from
     launch_text: str = ""  # what the profile says one step launches, when a trace gave it
+    takes_text: str = ""  # short of the target: the step it needs and what each bucket would have to do
     chart: Markup = Markup("")  # projected throughput after each tier (tierplan/views/charts.py)
     ceiling_tok_s: float | None = None
 
@@ -315,6 +317,7 @@ def _regime_view(regime: RegimePublic, projection: RegimeProjection, record: Pla
         includes_text=includes_text(projection, baseline),
         step_text=step_text(core_regime, projection.baseline),
         launch_text=launch_text(core_regime),
+        takes_text=takes_text(projection, core_regime, analysis.campaign),
     )
 
 

@@ -11,6 +11,8 @@ from tierplan.planning.projection import RegimeProjection, Step, baseline_step_m
 from tierplan.planning.spec_break_even import break_even
 from tierplan.planning.step import host_cost_us, start_state
 from tierplan.planning.step_changes import spec_tokens
+from tierplan.planning.what_it_takes import sentence as what_it_takes_sentence
+from tierplan.planning.what_it_takes import what_it_takes
 from tierplan.services.analysis import Analysis
 from tierplan.services.records import PlanRecord
 from tierplan.text import effect_kinds as kind_texts
@@ -95,6 +97,14 @@ def break_even_text(effect: Effect, campaign: Campaign) -> str:
         return f"it does not pay at any concurrency ({where})"
     return (f"it stops paying at concurrency {found.stops_at:,} ({where}): set the engine's disable-by-batch-size "
             f"(vLLM speculative_config disable_by_batch_size) to {found.stops_at - 1:,}")
+
+
+def takes_text(projection: RegimeProjection, regime: Regime, campaign: Campaign) -> str:
+    """What it would take for a regime the plan leaves short ("" when it gets there or has no step in ms)."""
+    floor = campaign.floor_of(regime.name)  # a plain step's: a step that verifies drafts takes at least as long
+    floor_ms = floor.floor_ms(1) if floor is not None else None
+    need = what_it_takes(projection, regime.concurrency, floor_ms)
+    return "" if need is None else what_it_takes_sentence(need)
 
 
 def evidence_lines(intervention: Intervention, analysis: Analysis) -> list[tuple[str, str]]:
