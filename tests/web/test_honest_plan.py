@@ -343,3 +343,14 @@ def test_what_it_would_take_is_said_for_each_regime_short_of_its_target(client, 
     page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
     assert "What it would take: concurrency 16: the target needs" in " ".join(re.sub(r"<[^>]+>", " ", page).split())
     assert "What it would take: concurrency 16: the target needs" in client.get(f"/campaigns/{demo_id}/roadmap.md").text
+
+
+def test_a_projection_on_an_assumed_profile_says_so_where_it_is_shown(client, demo_id):
+    page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
+    assert "Assumptions:" not in page  # the demo's profiles are reported
+    data = {"shares": "attention 50%\nmoe 30%", "source": "a guess"}
+    assert client.post(f"/campaigns/{demo_id}/regimes/1/profile", data=data, follow_redirects=False).status_code == 303
+    page = " ".join(re.sub(r"<[^>]+>", " ", html.unescape(client.get(f"/campaigns/{demo_id}").text)).split())
+    assert ("Assumptions: its profile is assumed (a guess): every bucket effect here rests on shares nobody "
+            "measured; import a trace of this regime before committing to work on its buckets.") in page
+    assert "Assumptions: its profile is assumed (a guess)" in client.get(f"/campaigns/{demo_id}/roadmap.md").text

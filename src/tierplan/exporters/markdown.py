@@ -128,6 +128,8 @@ def _regime_section(regime: RegimeView) -> list[str]:
                  regime.launch_text and f"Launches: {regime.launch_text}"):
         if text:
             lines += [f"{inline(text)}.", ""]
+    if regime.profile_warning:
+        lines += [f"Assumptions: {inline(regime.profile_warning)}.", ""]
     if regime.takes_text:
         lines += [f"What it would take: {inline(regime.takes_text)}.", ""]
     capped = [s.label for s in regime.steps if s.capped]

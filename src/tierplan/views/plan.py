@@ -42,6 +42,7 @@ from tierplan.views.texts import (
     evidence_lines,
     includes_text,
     launch_text,
+    profile_warning,
     step_text,
     takes_text,
 )
@@ -103,6 +104,7 @@ class RegimeView:
     step_text: str = ""  # the step time and where it comes from
     launch_text: str = ""  # what the profile says one step launches, when a trace gave it
     takes_text: str = ""  # short of the target: the step it needs and what each bucket would have to do
+    profile_warning: str = ""  # the projection rests on a profile nobody measured, or one older than the baseline
     chart: Markup = Markup("")  # projected throughput after each tier (tierplan/views/charts.py)
     ceiling_tok_s: float | None = None
 
@@ -318,6 +320,7 @@ def _regime_view(regime: RegimePublic, projection: RegimeProjection, record: Pla
         step_text=step_text(core_regime, projection.baseline),
         launch_text=launch_text(core_regime),
         takes_text=takes_text(projection, core_regime, analysis.campaign),
+        profile_warning=profile_warning(profile, baseline),
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tierplan.models.effects import ProfilePublic
 from tierplan.models.measurements import MeasurementPublic
 from tierplan.planning.metrics import THROUGHPUT_METRIC
 from tierplan.planning.model import Campaign, Effect, Intervention, Regime, need
@@ -97,6 +98,20 @@ def break_even_text(effect: Effect, campaign: Campaign) -> str:
         return f"it does not pay at any concurrency ({where})"
     return (f"it stops paying at concurrency {found.stops_at:,} ({where}): set the engine's disable-by-batch-size "
             f"(vLLM speculative_config disable_by_batch_size) to {found.stops_at - 1:,}")
+
+
+def profile_warning(profile: ProfilePublic | None, baseline: MeasurementPublic | None) -> str:
+    """Where a projection rests on a profile nobody measured or one older than its baseline, in words ("" else)."""
+    if profile is None:
+        return ("no profile: only whole-step effects project here; import a trace of this regime before committing "
+                "to work on its buckets")
+    if profile.shares and all(s.provenance.value == "assumed" for s in profile.shares):
+        return (f"its profile is assumed ({profile.source}): every bucket effect here rests on shares nobody measured; "
+                "import a trace of this regime before committing to work on its buckets")
+    if baseline is not None and profile.created_at < baseline.measured_at:
+        return (f"its profile ({fmt.date(profile.created_at)}) is older than its baseline "
+                f"({fmt.date(baseline.measured_at)}): the shares may no longer hold; profile the baseline's state again")
+    return ""
 
 
 def takes_text(projection: RegimeProjection, regime: Regime, campaign: Campaign) -> str:
