@@ -93,3 +93,13 @@ def test_the_export_carries_a_mermaid_chart_of_each_regime_with_the_tables_numbe
         shown = re.search(rf"### {regime['name']}\n.*?\| output tok/s \| ([^\n]+) \|", text, re.S).group(1)
         assert [float(c.split()[0].replace(",", "")) for c in shown.split(" | ")] == bars
         assert f'title "{regime["name"]}: output tok/s a tier (bars); target red, ceiling amber"' in block
+
+
+def test_the_export_ranks_the_assumed_estimates_by_how_far_each_moves_a_projection(client, demo_id):
+    roadmap = client.get(f"/campaigns/{demo_id}/roadmap.md").text
+    section = roadmap.split("## Projections that rest on assumptions")[1].split("Numbers nobody measured")[0]
+    items = [line for line in section.splitlines() if line[:1].isdigit()]
+    # each names its intervention, the regimes it moves and the two ends; the widest first
+    assert items[0].startswith("1. B2: moe 2x (1.5–3x) faster in every regime: concurrency 16 ")
+    assert all(" tok/s to " in line and "after the plan (short by" in line for line in items)
+    assert "rest on assumptions" not in client.get(f"/campaigns/{demo_id}").text  # the page does not pay for it

@@ -148,7 +148,7 @@ def export(
                 if as_json:
                     text = json.dumps(export_campaign(session, campaign_id), indent=1, ensure_ascii=False) + "\n"
                 else:
-                    text = render_roadmap(plan_view(plan_of(session, campaign_id=campaign_id)),
+                    text = render_roadmap(plan_view(plan_of(session, campaign_id=campaign_id), ranked=True),
                                           generated_at=datetime.now(UTC))
             except NotFound as exc:
                 raise fail(str(exc)) from None

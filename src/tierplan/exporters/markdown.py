@@ -82,6 +82,12 @@ def render_roadmap(plan: PlanReport, *, generated_at: datetime) -> str:
     lines += _capacity_section(plan)
     lines += _analysis_sections(plan)
     lines += ["## Assumptions", ""]
+    if plan.ranked_assumptions:
+        lines += ["## Projections that rest on assumptions", "",
+                  "Each assumed estimate at its low and its high point, the rest at their likely ones, most decisive "
+                  "first: measure these first.", ""]
+        lines += [f"{n}. {inline(a)}" for n, a in enumerate(plan.ranked_assumptions, start=1)]
+        lines.append("")
     if plan.assumptions:
         lines += ["Numbers nobody measured or reported:", ""]
         lines += [f"- {inline(a)}" for a in plan.assumptions]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tierplan.models.specs import HardwareSpecPublic, ModelSpecPublic
 from tierplan.planning.gates import GateResult
 from tierplan.planning.model import Effect, Provenance
+from tierplan.planning.sensitivity import Swing, swings
 from tierplan.services.analysis import Analysis
 from tierplan.services.records import PlanRecord
 from tierplan.text import formatting as fmt
@@ -58,3 +59,37 @@ def assumptions(record: PlanRecord, analysis: Analysis, core_effects: dict[int, 
         if g.provenance == assumed:
             out.append(f"gate threshold {names[g.regime_id]} {condition_text(result)}")
     return out
+
+
+def ranked_assumptions(record: PlanRecord, analysis: Analysis) -> list[str]:
+    """The assumed effect estimates ranked by how far each moves a projection, each with the ends it spans."""
+    assumed = {e.id for e in record.effects if e.provenance == Provenance.ASSUMED}
+    keys = {i.id: i.key for i in record.interventions}
+    found: list[tuple[float, str]] = []
+    for intervention in analysis.campaign.interventions:
+        if intervention.evidence is not None:  # planned from a prototype's trace: nothing assumed to rank
+            continue
+        rows = [e for e in record.effects if keys.get(e.intervention_id) == intervention.key]
+        for position, row in enumerate(rows):
+            if row.id not in assumed:
+                continue
+            moved = swings(analysis.campaign, intervention.key, position)
+            if not moved:
+                continue
+            widest = max(moved, key=lambda s: s.size)
+            ends = "; ".join(f"{s.regime} {fmt.tok_s(min(s.low_tok_s, s.high_tok_s))} to "
+                             f"{fmt.tok_s(max(s.low_tok_s, s.high_tok_s))} after the plan "
+                             f"({_against(s)})" for s in sorted(moved, key=lambda s: -s.size))
+            effect = intervention.effects[position]
+            said = effect_text(effect, sorted(effect.regimes), analysis)
+            found.append((widest.size, f"{intervention.key}: {said}: {ends}"))
+    return [text for _, text in sorted(found, key=lambda f: -f[0])]
+
+
+def _against(swing: Swing) -> str:
+    low, high = sorted((swing.low_tok_s, swing.high_tok_s))
+    if low >= swing.target_tok_s:
+        return "reaches the target either way"
+    if high < swing.target_tok_s:
+        return f"short by {swing.target_tok_s / high:.3g}x to {swing.target_tok_s / low:.3g}x"
+    return "the target hangs on it"

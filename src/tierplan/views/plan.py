@@ -19,7 +19,7 @@ from tierplan.services.plan import Plan
 from tierplan.services.records import PlanRecord
 from tierplan.text import formatting as fmt
 from tierplan.text.conditions import condition_text
-from tierplan.views.assumptions import assumptions
+from tierplan.views.assumptions import assumptions, ranked_assumptions
 from tierplan.views.capacity import CapacityView, capacity_view
 from tierplan.views.charts import TierPoint, projection_chart
 from tierplan.views.extras import (
@@ -168,6 +168,7 @@ class PlanReport:
     tiers: list[TierView]
     unassigned: list[InterventionView]
     assumptions: list[str] = field(default_factory=list)
+    ranked_assumptions: list[str] = field(default_factory=list)  # the export's: by how far each moves a projection
     gate_results: list[GateResult] = field(default_factory=list)
     projections: tuple[RegimeProjection, ...] = ()
     specs: SpecsView | None = None
@@ -181,8 +182,9 @@ class PlanReport:
     next_gate: NextGate | None = None
 
 
-def plan_view(plan: Plan) -> PlanReport:
-    """The page and export view of a plan (pure: formats what the service computed)."""
+def plan_view(plan: Plan, ranked: bool = False) -> PlanReport:
+    """The page and export view of a plan (pure: formats what the service computed); `ranked`: the assumed
+    estimates ranked by how far each moves a projection too (the export's: a projection a pair of points each)."""
     record, analysis = plan.record, plan.analysis
     projections, results = analysis.projections, analysis.gate_results
     regimes = [_regime_view(r, p, record, analysis) for r, p in zip(record.regimes, projections, strict=True)]
@@ -229,6 +231,7 @@ def plan_view(plan: Plan) -> PlanReport:
         tiers=tiers,
         unassigned=[interventions[i.id] for i in record.interventions if i.tier_id is None],
         assumptions=assumptions(record, analysis, core_effects, results),
+        ranked_assumptions=ranked_assumptions(record, analysis) if ranked else [],
         gate_results=list(results),
         capacity=capacity_view(record.slos, analysis.capacity, analysis.tier_capacities),
         projections=projections,

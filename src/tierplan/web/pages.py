@@ -287,7 +287,7 @@ def _change_link(request: Request, campaign_id: int, change: Any) -> str:
 
 @router.get("/campaigns/{campaign_id:id}/roadmap.md", name="roadmap")
 def roadmap_markdown(campaign_id: int, session: SessionDep, now: NowDep) -> Response:
-    plan = plan_view(plan_of(session, campaign_id=campaign_id))
+    plan = plan_view(plan_of(session, campaign_id=campaign_id), ranked=True)
     filename = f"roadmap-campaign-{campaign_id}.md"
     return Response(
         render_roadmap(plan, generated_at=now),
