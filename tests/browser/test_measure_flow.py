@@ -22,7 +22,7 @@ def test_recording_a_gate_check_turns_a_gate_from_pending_to_pass(server, page, 
     assert page.locator(GATE).get_attribute("data-status") == "pending"
     baseline = page.locator('section.regime[data-regime="batch 1"] td.baseline-cell')
     after_a = page.locator('section.regime[data-regime="batch 1"] tr.row-tok-s td[data-step="A"]')
-    assert baseline.inner_text() == "10.0 tok/s" and after_a.inner_text() == "60.9 tok/s"
+    assert baseline.inner_text() == "10.0 tok/s" and after_a.inner_text() == "78.8 tok/s"
 
     # a 422 is swapped in: the message next to its field, the typed values kept
     fill_measurement(page, "batch 1", "output_tok_s", "0", "SGLang + A1 configs")
@@ -37,7 +37,7 @@ def test_recording_a_gate_check_turns_a_gate_from_pending_to_pass(server, page, 
     fill_measurement(page, "batch 1", "output_tok_s", "45", "SGLang + A1 configs")
     page.locator(f'{GATE}[data-status="pass"]').wait_for()
     # a gate check judges the gate; the baseline and the projection stay where they were
-    assert baseline.inner_text() == "10.0 tok/s" and after_a.inner_text() == "60.9 tok/s"
+    assert baseline.inner_text() == "10.0 tok/s" and after_a.inner_text() == "78.8 tok/s"
     assert page.locator("#measure .saved").inner_text().startswith(
         "Recorded output throughput = 45.0 tok/s as a gate check.")
     assert page.locator(GATE).locator("td").nth(3).inner_text().startswith("45.0 tok/s on ")

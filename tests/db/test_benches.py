@@ -12,4 +12,4 @@ def test_the_fidelity_bench_replays_the_shared_fixtures():
                             capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert "eager_b1 -> graphs_b1: SDPA and CUDA graphs as launch effects" in result.stdout
-    assert "3 of 3 cases with P50 within 15%, 3 of 3 measured inside P10-P90" in result.stdout
+    assert "5 of 5 cases with P50 within 15%, 5 of 5 measured inside P10-P90" in result.stdout

@@ -23,7 +23,7 @@ def test_migrate_demo_and_export_write_a_roadmap(tmp_path):
     assert export.returncode == 0, export.stderr
     text = out.read_text(encoding="utf-8")
     assert text.startswith("# Roadmap: DeepSeek-V4-Flash on 8x RTX PRO 6000 Blackwell")
-    assert "short by 7.90x" in text
+    assert "short by 6.34x" in text
     assert "<table>" in MarkdownIt("commonmark").enable("table").render(text)
 
 

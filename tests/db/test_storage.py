@@ -6,6 +6,7 @@ import pytest
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
+from tests.unit.test_spec_decode_load import v4_floor
 from tierplan.db import repo
 from tierplan.db.engine import Sessions, make_engine, new_session
 from tierplan.db.tables import Campaign, Measurement, Regime
@@ -31,9 +32,10 @@ def test_the_demo_campaign_reads_back_as_the_reference_plan(db):
     campaign = load_demo(db, now=NOW)
     plan = plan_view(plan_of(db, campaign_id=campaign.id))
     batch1 = plan.regimes[0]
-    # 10 tok/s x 4.8 (A1) x 1.7 / 1.34 (A2: MTP, acceptance 0.7; verifying 2 tokens costs the hardware model's
-    # memory floor at 2 tokens in flight over 1: 11.86 distinct experts a layer instead of 6)
-    assert batch1.steps[1].tok_s == pytest.approx(10 * 4.8 * 1.7 / 1.3395, rel=1e-3)
+    # the 100 ms step / 4.8 (A1), plus the GPU time verifying 2 tokens a sequence adds (A2: MTP, acceptance 0.7: the
+    # bytes of the 11.86 distinct experts a layer 2 tokens touch instead of 6, at 80% of the bandwidth)
+    added_ms = v4_floor(1).verify_added_ms(1)
+    assert batch1.steps[1].tok_s == pytest.approx(1000 * 1.7 / (100 / 4.8 + added_ms), rel=1e-3)
     assert [r.name for r in plan.regimes] == ["batch 1", "concurrency 16"]
 
 

@@ -64,4 +64,4 @@ def test_an_import_and_its_undo_on_postgres(pg_client):
 def test_the_roadmap_exports_on_postgres(pg_client):
     client, campaign_id = pg_client
     text = client.get(f"/campaigns/{campaign_id}/roadmap.md").text
-    assert "short by 7.90x" in text and "not reachable on this hardware whatever the plan" in text
+    assert "short by 6.34x" in text and "not reachable on this hardware whatever the plan" in text

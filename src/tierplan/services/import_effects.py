@@ -21,6 +21,7 @@ from tierplan.text import formatting as fmt
 from tierplan.text.conditions import condition_text
 
 ENGINES = ("vllm", "sglang", "tensorrt", "trt-llm", "tgi", "lmdeploy")
+SETUP_WARNING = "the file names "  # how a warning of another model or GPU than the campaign's specs begins
 
 
 def _norm(text: str) -> str:
@@ -44,7 +45,7 @@ def mismatches(rows: CampaignRows, *, models: Iterable[str] = (), gpus: Iterable
         for value in sorted({v for v in values if v}):
             named.append(f"{label} {value}")
             if ours and not same_thing(value, ours) and not same_thing(value, f"{campaign.model} {campaign.hardware}"):
-                warnings.append(f"the file names {label} {value!r}, the campaign's {where} is {ours!r}: "
+                warnings.append(f"{SETUP_WARNING}{label} {value!r}, the campaign's {where} is {ours!r}: "
                                 "make sure it was measured on this setup")
     text = _norm(f"{campaign.notes} {campaign.hardware} {campaign.model}")
     ours_engines = [e for e in ENGINES if _norm(e) in text]

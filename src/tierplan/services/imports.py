@@ -29,6 +29,7 @@ from tierplan.planning.metrics import metric_label, metric_unit
 from tierplan.planning.runs_kept import RunsKept
 from tierplan.services.analysis import core_campaign
 from tierplan.services.import_effects import (
+    SETUP_WARNING,
     measurement_consequences,
     mismatches,
     profile_consequences,
@@ -229,7 +230,9 @@ def _measurement_preview(session: Session, rows: CampaignRows, infos: list[FileI
                         f"{k.removeprefix('spec_decode_')} {v}" for k, v in run.spec_decode.items()))
     preview.named, preview.warnings = mismatches(rows, models=sorted(names["models"]), gpus=sorted(names["gpus"]),
                                                  engines=sorted(names["engines"]))
-    preview.setup_warnings = list(preview.warnings)  # recorded on each run: calibration pairs none of them
+    # another model or GPU than the specs' is recorded on each run (calibration pairs none of them); an engine is
+    # only told from the campaign's notes, too loose to keep a run out by
+    preview.setup_warnings = [w for w in preview.warnings if w.startswith(SETUP_WARNING)]
     preview.needs_date = bool(undated)
     if undated:
         preview.consequences.append(f"{', '.join(sorted(undated))} carr{'y' if len(undated) > 1 else 'ies'} no date: "
