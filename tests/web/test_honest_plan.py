@@ -354,3 +354,16 @@ def test_a_projection_on_an_assumed_profile_says_so_where_it_is_shown(client, de
     assert ("Assumptions: its profile is assumed (a guess): every bucket effect here rests on shares nobody "
             "measured; import a trace of this regime before committing to work on its buckets.") in page
     assert "Assumptions: its profile is assumed (a guess)" in client.get(f"/campaigns/{demo_id}/roadmap.md").text
+
+
+def test_each_regime_shows_its_gap_to_the_floor_bucket_by_bucket_and_what_to_measure_next(client, demo_id):
+    """The demo's batch 1: a 100 ms step against a 1.74 ms floor, 98% explained by neither bytes nor FLOPs; the
+    first screen says so, and what to measure next (its profile is not a trace)."""
+    batch1, c16 = plan_json(client, demo_id)["regimes"]
+    assert batch1["gap_to_floor"].startswith("the 100 ms step is 58x its 1.74 ms floor; attention 63 ms at ")
+    assert "98% of the step is explained by neither bytes nor FLOPs; measure next: a trace of this regime" in \
+        batch1["gap_to_floor"]
+    assert c16["gap_to_floor"].startswith("the 696 ms step is 75x its 9.27 ms floor; moe 278 ms at 3% of its ")
+    page = " ".join(re.sub(r"<[^>]+>", " ", html.unescape(client.get(f"/campaigns/{demo_id}").text)).split())
+    assert "Gap to the floor: the 100 ms step is 58x its 1.74 ms floor" in page
+    assert "Gap to the floor: the 100 ms step is 58x" in client.get(f"/campaigns/{demo_id}/roadmap.md").text

@@ -134,6 +134,8 @@ def _regime_section(regime: RegimeView) -> list[str]:
                  regime.launch_text and f"Launches: {regime.launch_text}"):
         if text:
             lines += [f"{inline(text)}.", ""]
+    if regime.gap_text:
+        lines += [f"Gap to the floor: {inline(regime.gap_text)}.", ""]
     if regime.profile_warning:
         lines += [f"Assumptions: {inline(regime.profile_warning)}.", ""]
     if regime.takes_text:

@@ -40,6 +40,7 @@ from tierplan.views.texts import (
     baseline_row,
     effect_text,
     evidence_lines,
+    gap_text,
     includes_text,
     launch_text,
     profile_warning,
@@ -105,6 +106,7 @@ class RegimeView:
     launch_text: str = ""  # what the profile says one step launches, when a trace gave it
     takes_text: str = ""  # short of the target: the step it needs and what each bucket would have to do
     profile_warning: str = ""  # the projection rests on a profile nobody measured, or one older than the baseline
+    gap_text: str = ""  # the measured step against its floor, bucket by bucket, and what to measure next
     chart: Markup = Markup("")  # projected throughput after each tier (tierplan/views/charts.py)
     ceiling_tok_s: float | None = None
 
@@ -324,6 +326,7 @@ def _regime_view(regime: RegimePublic, projection: RegimeProjection, record: Pla
         launch_text=launch_text(core_regime),
         takes_text=takes_text(projection, core_regime, analysis.campaign),
         profile_warning=profile_warning(profile, baseline),
+        gap_text=gap_text(projection, core_regime, analysis.campaign),
     )
 
 

@@ -11,7 +11,7 @@ from tierplan.planning.uncertainty import EffortDistribution, TierDistribution
 from tierplan.services.plan import Plan
 from tierplan.text import formatting as fmt
 from tierplan.views.gates import GateOut, gate_out
-from tierplan.views.texts import takes_text
+from tierplan.views.texts import gap_text, takes_text
 
 
 class TierProjection(BaseModel):
@@ -51,6 +51,9 @@ class RegimePlan(BaseModel):
     achievable_tok_s: float | None = Field(
         default=None, description="the hardware ceiling at the share of its floor the campaign's best step reached")
     step_vs_floor: str = Field(default="", description="why the measured step is as far from its floor as it is")
+    gap_to_floor: str = Field(default="", description=(
+        "the measured step against its physical floor bucket by bucket (attention: the KV cache it reads; moe: the "
+        "experts its tokens touch; dense_gemm: the dense weights), what no floor explains, and what to measure next"))
     what_it_would_take: str = Field(default="", description=(
         "short of the target after the plan: the step time the target needs, the speedup each bucket alone would "
         "need (or why it cannot), and the fewest buckets that could together"))
@@ -119,6 +122,7 @@ def plan_out(plan: Plan) -> PlanOut:
                 achievable_tok_s=reached.ceiling_tok_s if reached else None,
                 step_vs_floor=reached.why if reached else "",
                 what_it_would_take=takes_text(projection, core_regime, analysis.campaign),
+                gap_to_floor=gap_text(projection, core_regime, analysis.campaign),
                 ceiling_verdict=fmt.ceiling_verdict(projection.target_tok_s, projection.ceiling_tok_s,
                                                     reached.ceiling_tok_s if reached else None, final.tok_s),
                 projections=[_tier_projection(s, spreads[str(s.tier_key)], efforts[str(s.tier_key)])

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from tierplan.models.effects import ProfilePublic
 from tierplan.models.measurements import MeasurementPublic
+from tierplan.planning.bucket_floors import floor_gap, gap_sentence
 from tierplan.planning.metrics import THROUGHPUT_METRIC
 from tierplan.planning.model import Campaign, Effect, Intervention, Regime, need
 from tierplan.planning.projection import RegimeProjection, Step, baseline_step_ms
@@ -112,6 +113,17 @@ def profile_warning(profile: ProfilePublic | None, baseline: MeasurementPublic |
         return (f"its profile ({fmt.date(profile.created_at)}) is older than its baseline "
                 f"({fmt.date(baseline.measured_at)}): the shares may no longer hold; profile the baseline's state again")
     return ""
+
+
+def gap_text(projection: RegimeProjection, regime: Regime, campaign: Campaign) -> str:
+    """The measured step against its floor bucket by bucket, and what to measure next ("" without specs or a
+    profile and a step in ms)."""
+    floor = campaign.floor_of(regime.name)
+    if floor is None:
+        return ""
+    gap = floor_gap(regime.name, regime.profile, projection.baseline.step_ms, floor)
+    traced = regime.profile is not None and regime.profile.launches is not None
+    return "" if gap is None else gap_sentence(gap, traced)
 
 
 def takes_text(projection: RegimeProjection, regime: Regime, campaign: Campaign) -> str:
