@@ -25,6 +25,7 @@ from tierplan.importers.torch_trace import parse_trace
 from tierplan.planning import model as core
 from tierplan.planning.ceiling import GpuSpec, ModelSpec, StepFloor
 from tierplan.planning.projection import project_regime
+from tierplan.planning.prototype import with_evidence
 from tierplan.planning.step import GPU_GAP_PRIOR_US
 from tierplan.planning.step_changes import spec_expected_tokens
 from tierplan.planning.uncertainty import simulate
@@ -49,6 +50,34 @@ def effect_of(spec: dict) -> core.Effect:
     if kind is core.EffectKind.SPEC_DECODE:
         return core.Effect(kind, spec=core.SpecDecode(spec["draft_tokens"], acceptance=three(spec["acceptance"])))
     raise SystemExit(f"effect kind {kind.value} is not wired into the fidelity cases yet")
+
+
+def trace_profile(path: str, step_ms: float) -> core.Profile:
+    """A trace's decode steps as tierplan imports them: shares of the measured step, with its launch counts."""
+    with open(ROOT / path, "rb") as handle:
+        summary = parse_trace(handle, path)
+    stats = summary.steps
+    shares, _ = step_shares(bucket_kernels(summary), ranks=1, step_ms=step_ms, steps=stats.decode_steps)
+    gap = stats.gpu_gap_us if stats.gpu_gap_us is not None else GPU_GAP_PRIOR_US
+    return core.Profile.of(shares, core.LaunchProfile(stats.gpu_items, stats.host_launches, step_ms, gap,
+                                                      gap_measured=stats.gpu_gap_us is not None))
+
+
+def prototype_case(case: dict) -> tuple[core.Regime, core.Campaign]:
+    """A prototype traced at one regime, carried to another whose own trace is given: the target regime and the
+    campaign whose one intervention is planned from the prototype's evidence."""
+    proto, target = case["prototype"], case["target"]
+    measured = core.Regime("measured", proto["concurrency"], 1e12,
+                           baseline_tok_s=proto["concurrency"] * 1000 / proto["before_step_ms"],
+                           profile=trace_profile(proto["before"], proto["before_step_ms"]),
+                           step_ms=proto["before_step_ms"])
+    regime = core.Regime("case", target["concurrency"], 1e12,
+                         baseline_tok_s=target["concurrency"] * 1000 / target["step_ms"],
+                         profile=trace_profile(target["trace"], target["step_ms"]), step_ms=target["step_ms"])
+    after = trace_profile(proto["after"], proto["after_step_ms"])
+    plain = core.Intervention("PROTO", "prototype", core.ThreePoint(1, 1, 1), tier_key="A")
+    planned = with_evidence(plain, after, measured, (measured, regime), proto["after"])
+    return regime, core.Campaign((measured, regime), (core.Tier("A", "A", 0),), (planned,))
 
 
 def trace_regime(case: dict) -> core.Regime:
@@ -94,6 +123,9 @@ def fit_case(case: dict) -> tuple[core.Regime, StepFloor, float]:
 
 def replay(case: dict, samples: int, seed: int) -> dict:
     floors: tuple = ()
+    if "prototype" in case:
+        regime, campaign = prototype_case(case)
+        return _compare(case, regime, campaign, samples, seed)
     if "fit" in case:
         regime, floor, fitted_tok_s = fit_case(case)
         case = {**case, "measured_after_tok_s": fitted_tok_s}
@@ -105,6 +137,10 @@ def replay(case: dict, samples: int, seed: int) -> dict:
         for i in case["interventions"]
     )
     campaign = core.Campaign((regime,), (core.Tier("A", "A", 0),), interventions, floors=floors)
+    return _compare(case, regime, campaign, samples, seed)
+
+
+def _compare(case: dict, regime: core.Regime, campaign: core.Campaign, samples: int, seed: int) -> dict:
     likely = project_regime(regime, campaign).final
     spread = simulate(campaign, samples, seed).of("case")[0]
     if "measured_after_step_ms" in case:  # compare step times; a higher P of tok/s is a shorter step

@@ -91,3 +91,13 @@ def test_path_work_is_attention_share_times_stretch_plus_padding_on_the_gpu_buck
     assert state.buckets["attention"] == pytest.approx(0.2 * factor)
     assert state.buckets["dense_gemm"] == pytest.approx(0.6 * factor)
     assert state.buckets["host_overhead"] == pytest.approx(0.2)
+
+
+def test_graphs_planned_from_a_prototype_s_trace_carry_no_path_prior():
+    from dataclasses import replace
+
+    from tierplan.planning.prototype import Evidence
+
+    c = campaign(GRAPHS)
+    traced = replace(c, interventions=(replace(c.interventions[0], evidence=Evidence("r", "a trace", (), ())),))
+    assert band(traced).p10_tok_s > 0.8 * band(traced).p50_tok_s > band(c).p10_tok_s

@@ -5,7 +5,8 @@ Both traces give a step's launch model (profile shares of a measured step, GPU w
 pair says, in the measured regime:
 - GPU side: each bucket's time before and after (share x step). A bucket in both that changed by more than 2% is a
   bucket speedup (before / after); what buckets new to the prototype add, less what buckets it no longer has took,
-  is GPU work added a step.
+  and the difference in the GPU's own gap before each item (measured between a graph replay's queued items, where
+  the eager trace could only assume it), is GPU work added a step.
 - Host side: the launch calls a GPU item (a graph replay issues one for hundreds) fall: a launch-overhead effect
   removing that share of the per-launch host cost, or, where the prototype's step is host-bound, the share that
   leaves its host side at its measured step; the GPU work items change by their difference (a launch count).
@@ -93,6 +94,9 @@ def derive(before: Profile, after: Profile, measured: Regime, regimes: Sequence[
             effects.append(Effect(EffectKind.LAUNCH_COUNT, regimes=where,
                                   launches=_around_signed(b1.gpu_items - b0.gpu_items, spread)))
     added_ms = sum(t for b, t in t1.items() if b not in t0) - sum(t for b, t in t0.items() if b not in t1)
+    # the GPU's own time before each item as the prototype's trace shows it (a graph replay's queued items), where
+    # the baseline's could only assume it
+    added_ms += b1.gpu_items * (b1.gpu_gap_us - b0.gpu_gap_us) / 1000
     if abs(added_ms) > CHANGED * sum(t0.values()):
         base = sum(t0.values())
         effects.append(Effect(EffectKind.GPU_WORK, regimes=frozenset({measured.name}),

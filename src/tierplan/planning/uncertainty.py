@@ -102,7 +102,9 @@ class EffectSamples:
 def draw_effects(intervention: Intervention, seed: int, samples: int, realised: float | None) -> list[EffectSamples]:
     """The samples of each effect of the intervention (inputs drawn in name order, then its error draws), every
     effect from its own stream."""
-    says_gpu_work = any(rule_of(e.kind).states_gpu_work for e in intervention.effects)
+    # a prototype's trace measured the GPU work its path adds; an effect of GPU work states it
+    says_gpu_work = intervention.evidence is not None or any(rule_of(e.kind).states_gpu_work
+                                                             for e in intervention.effects)
     out = []
     for position, effect in enumerate(intervention.effects):
         rng = stream(seed, intervention.key, position)
