@@ -61,11 +61,16 @@ def assumptions(record: PlanRecord, analysis: Analysis, core_effects: dict[int, 
     return out
 
 
+MAX_RANKED = 40  # each ranked estimate projects the plan twice: a bounded export whatever the campaign's size
+
+
 def ranked_assumptions(record: PlanRecord, analysis: Analysis) -> list[str]:
-    """The assumed effect estimates ranked by how far each moves a projection, each with the ends it spans."""
+    """The assumed effect estimates ranked by how far each moves a projection, each with the ends it spans (the
+    first MAX_RANKED in plan order; the rest are counted)."""
     assumed = {e.id for e in record.effects if e.provenance == Provenance.ASSUMED}
     keys = {i.id: i.key for i in record.interventions}
     found: list[tuple[float, str]] = []
+    tried = left = 0
     for intervention in analysis.campaign.interventions:
         if intervention.evidence is not None:  # planned from a prototype's trace: nothing assumed to rank
             continue
@@ -73,6 +78,10 @@ def ranked_assumptions(record: PlanRecord, analysis: Analysis) -> list[str]:
         for position, row in enumerate(rows):
             if row.id not in assumed:
                 continue
+            if tried >= MAX_RANKED:
+                left += 1
+                continue
+            tried += 1
             moved = swings(analysis.campaign, intervention.key, position)
             if not moved:
                 continue
@@ -83,7 +92,11 @@ def ranked_assumptions(record: PlanRecord, analysis: Analysis) -> list[str]:
             effect = intervention.effects[position]
             said = effect_text(effect, sorted(effect.regimes), analysis)
             found.append((widest.size, f"{intervention.key}: {said}: {ends}"))
-    return [text for _, text in sorted(found, key=lambda f: -f[0])]
+    ranked = [text for _, text in sorted(found, key=lambda f: -f[0])]
+    if left:
+        ranked.append(f"{left} more assumed estimate{'s' if left > 1 else ''} not ranked (the first {MAX_RANKED} in "
+                      "plan order are)")
+    return ranked
 
 
 def _against(swing: Swing) -> str:
