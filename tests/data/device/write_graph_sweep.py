@@ -1,7 +1,8 @@
 """Writes the eager-versus-CUDA-graphs sweep in tests/data/graphs/ on a GPU machine (the device tool): decode step
 times across batch sizes for three implementation paths of one dense decoder, the same with 4 tokens a sequence in
 flight (a draft-and-verify step for 3 drafts), and torch.profiler traces of the eager and graph paths at batches 8
-and 64. Run there as `OUT=<folder> python3 tests/data/device/write_graph_sweep.py`.
+and 64. Run there as `OUT=<folder> python3 tests/data/device/write_graph_sweep.py` (SWEEP_BATCHES, SWEEP_PATHS and
+SWEEP_VERIFY=0 narrow it: "8,64", "eager,graphs", no draft-and-verify steps).
 
 The decoder is written here in plain torch (no serving engine): 8 layers of Llama-3-8B's shape (hidden 4096, 32 query
 and 8 KV heads of 128, MLP width 14336, vocabulary 128256), bf16, random weights (seed 0), RMSNorm, rotary
@@ -33,8 +34,10 @@ from torch.profiler import ProfilerActivity, profile, schedule
 OUT = os.environ["OUT"]
 LAYERS, HIDDEN, HEADS, KV_HEADS, HEAD_DIM, MLP, VOCAB = 8, 4096, 32, 8, 128, 14336, 128256
 CONTEXT, MAX_LEN = 512, 4096
-BATCHES = (1, 8, 32, 64)
+BATCHES = tuple(int(b) for b in os.environ.get("SWEEP_BATCHES", "1,8,32,64").split(","))
 VERIFY_TOKENS = 4
+PATHS = tuple(os.environ.get("SWEEP_PATHS", "eager,static,graphs").split(","))
+LENGTHS = (1, VERIFY_TOKENS) if os.environ.get("SWEEP_VERIFY", "1") == "1" else (1,)
 TRACED = (8, 64)
 
 
@@ -179,10 +182,10 @@ def main() -> None:
                     "hidden": HIDDEN, "heads": HEADS, "kv_heads": KV_HEADS, "head_dim": HEAD_DIM, "mlp": MLP,
                     "vocab": VOCAB, "context_tokens": CONTEXT, "static_cache_tokens": MAX_LEN, "paths": {}}
     with torch.no_grad():
-        for path in ("eager", "static", "graphs"):
+        for path in PATHS:
             entry: dict = {}
             for batch in BATCHES:
-                for length in (1, VERIFY_TOKENS):
+                for length in LENGTHS:
                     try:
                         runner = Runner(model, path, batch, length)
                         steps_ms(runner, 4)
