@@ -367,3 +367,19 @@ def test_each_regime_shows_its_gap_to_the_floor_bucket_by_bucket_and_what_to_mea
     page = " ".join(re.sub(r"<[^>]+>", " ", html.unescape(client.get(f"/campaigns/{demo_id}").text)).split())
     assert "Gap to the floor: the 100 ms step is 58x its 1.74 ms floor" in page
     assert "Gap to the floor: the 100 ms step is 58x" in client.get(f"/campaigns/{demo_id}/roadmap.md").text
+
+
+def test_each_tier_has_p50_and_p90_dates_for_the_team_s_size(client, demo_id):
+    """With one person the demo's work runs one intervention after another: each tier is done when the cumulative
+    effort is spent. With two, independent interventions run side by side: the same effort draws finish sooner
+    (tests/unit/test_schedule.py checks a team of two by hand)."""
+    one = {p["tier"]: p for p in plan_json(client, demo_id)["regimes"][0]["projections"]}
+    settings = {"name": "demo", "gpu_count": "8", "seed": "20261202", "samples": "10000", "team_size": "2"}
+    assert client.post(f"/campaigns/{demo_id}/edit", data=settings, headers=HTMX).status_code == 204
+    two = {p["tier"]: p for p in plan_json(client, demo_id)["regimes"][0]["projections"]}
+    # the same efforts drawn: the cumulative effort is the same, the work is done sooner with two people
+    assert two["B"]["effort_p50_days"] == pytest.approx(one["B"]["effort_p50_days"])
+    assert two["B"]["done_p50_days"] < one["B"]["done_p50_days"]
+    assert one["C"]["done_p50_days"] == pytest.approx(one["C"]["effort_p50_days"], rel=0.02)  # one person: in a row
+    page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
+    assert re.search(r"done \d{4}-\d\d-\d\d P50, \d{4}-\d\d-\d\d P90 with 2 people", page)

@@ -164,6 +164,7 @@ def to_core(rows: CampaignRows) -> core.Campaign:
         measurements=measurements,
         changes=to_core_changes(rows, measurements),
         objectives=tuple(derived(core.Objective, s) for s in rows.slos),
+        team_size=rows.campaign.team_size,
     )
 
 

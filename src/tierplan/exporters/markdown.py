@@ -185,7 +185,7 @@ def mermaid_chart(regime: RegimeView) -> list[str]:
 def _tier_section(tier: TierView) -> list[str]:
     lines = [
         f"### Tier {inline(tier.key)}: {inline(tier.name)}", "",
-        f"*{tier.started_text}; effort {tier.effort_text}, {tier.effort_range_text}.*", "",
+        f"*{tier.started_text}; effort {tier.effort_text}, {tier.effort_range_text}; {tier.schedule_text}.*", "",
     ]
     if tier.description:
         lines += [inline(tier.description), ""]

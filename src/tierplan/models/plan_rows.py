@@ -63,6 +63,10 @@ class CampaignSettingsFields(CampaignFields):
     apply_calibration: bool = field(
         "Apply calibration to pending work", default=False,
         help="scale pending gains by the share realised so far (unticked: project with the estimates as entered)")
+    team_size: Int = field(
+        "People on the plan", default=1, ge=1, le=1000, sa_column_kwargs={"server_default": "1"},
+        help="the schedule runs this many interventions at once, prerequisites first; each tier gets a P50 and a "
+             "P90 date")
 
 
 class CampaignRecordFields(CampaignSettingsFields):

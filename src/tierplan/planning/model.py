@@ -358,6 +358,7 @@ class Campaign:
     kind_error_scales: tuple[tuple[EffectKind, float], ...] = ()  # its factor per kind, where a kind has enough pairs
     objectives: tuple[Objective, ...] = ()  # the service-level objectives (planning/capacity.py)
     changes: tuple[tuple[Measurement, Measurement], ...] | None = None  # measured changes (planning/calibration.py)
+    team_size: int = 1  # people working the plan at once (planning/schedule.py)
 
     def ceiling_of(self, regime_name: str) -> float | None:
         return dict(self.ceilings_tok_s).get(regime_name)

@@ -28,6 +28,7 @@ from tierplan.planning.effects import apply_effect, calibrated, magnitude, three
 from tierplan.planning.model import Campaign, EffectKind, Intervention, Regime, Status, ThreePoint
 from tierplan.planning.model_error import sigma
 from tierplan.planning.projection import cap_tok_s, context_of, counts, plan_order
+from tierplan.planning.schedule import Schedule
 from tierplan.planning.step import StepState, start_state
 from tierplan.planning.step_changes import EffectDraw, RegimeContext
 
@@ -59,6 +60,8 @@ class EffortDistribution:
     tier_key: str
     p50_days: float  # cumulative effort up to and including this tier
     p90_days: float
+    done_p50_days: float = 0.0  # working days from the plan's start until its last intervention is done (schedule.py)
+    done_p90_days: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -130,13 +133,16 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
     spreads: dict[str, list[TierDistribution]] = {r.name: [] for r in campaign.regimes}
     effort_total = np.zeros(samples)
     efforts = []
+    team = Schedule(campaign.team_size, samples)
     for tier, interventions in plan_order(campaign):
+        tier_done = np.zeros(samples)
         for intervention in interventions:
             effort = pert(intervention.effort_days, stream(seed, intervention.key, "effort"), samples)
             drawn = draw_effects(intervention, seed, samples, campaign.calibration)
             if intervention.status is Status.REJECTED:
                 continue
             effort_total = effort_total + effort
+            tier_done = np.maximum(tier_done, team.place(intervention, effort))
             for regime in campaign.regimes:
                 if counts(intervention, regime):
                     _apply(intervention, drawn, states[regime.name], contexts[regime.name], errors[regime.name],
@@ -145,7 +151,8 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
             spreads[regime.name].append(_distribution(tier.key, states[regime.name], errors[regime.name],
                                                       risks[regime.name], regime, campaign))
         p50, p90 = np.percentile(effort_total, [50, 90])
-        efforts.append(EffortDistribution(tier.key, float(p50), float(p90)))
+        done50, done90 = np.percentile(tier_done, [50, 90])
+        efforts.append(EffortDistribution(tier.key, float(p50), float(p90), float(done50), float(done90)))
     return Simulation(
         samples=samples,
         seed=seed,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+import numpy as np
 from markupsafe import Markup
 
 from tierplan.models.plan_rows import GatePublic, InterventionPublic, RegimePublic
@@ -13,7 +16,7 @@ from tierplan.planning.gates import GateResult, GateStatus, tier_validated
 from tierplan.planning.metrics import THROUGHPUT_METRIC, metric_unit
 from tierplan.planning.model import Effect
 from tierplan.planning.projection import RegimeProjection, Step
-from tierplan.planning.uncertainty import TierDistribution
+from tierplan.planning.uncertainty import EffortDistribution, TierDistribution
 from tierplan.services.analysis import Analysis
 from tierplan.services.plan import Plan
 from tierplan.services.records import PlanRecord
@@ -155,6 +158,7 @@ class TierView:
     outcome: list[str]  # per regime, what the tier should buy
     effort_text: str
     effort_range_text: str = ""  # cumulative effort P50 / P90 through this tier
+    schedule_text: str = ""  # when the team is done with it, P50 and P90 dates
     progress: TierProgress | None = None
 
 
@@ -182,6 +186,20 @@ class PlanReport:
     analysis: Analysis | None = None
     summary: list[RegimeSummary] = field(default_factory=list)
     next_gate: NextGate | None = None
+
+
+def plan_start(record: PlanRecord) -> datetime:
+    """When the schedule starts: the first tier's start, else the campaign's creation."""
+    started = [t.started_at for t in record.tiers if t.started_at is not None]
+    return min(started) if started else record.campaign.created_at
+
+
+def schedule_text(effort: EffortDistribution, team_size: int, start: datetime) -> str:
+    """"done 2026-12-14 P50, 2026-12-22 P90 with 2 people" (working days from the plan's start, weekends skipped)."""
+    def day(days: float) -> str:
+        return str(np.busday_offset(np.datetime64(start.date(), "D"), math.ceil(days - 1e-9), roll="forward"))
+    people = f"{team_size} {'person' if team_size == 1 else 'people'}"
+    return f"done {day(effort.done_p50_days)} P50, {day(effort.done_p90_days)} P90 with {people}"
 
 
 def plan_view(plan: Plan, ranked: bool = False) -> PlanReport:
@@ -219,6 +237,7 @@ def plan_view(plan: Plan, ranked: bool = False) -> PlanReport:
                     f"{fmt.number(efforts[tier.key].p50_days, 'd')} P50, "
                     f"{fmt.number(efforts[tier.key].p90_days, 'd')} P90 cumulative"
                 ),
+                schedule_text=schedule_text(efforts[tier.key], record.campaign.team_size, plan_start(record)),
             )
         )
     c = record.campaign

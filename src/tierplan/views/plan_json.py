@@ -35,6 +35,10 @@ class TierProjection(BaseModel):
     tokens_per_step: float = Field(description="tokens a sequence each step yields (speculative decoding: E)")
     effort_p50_days: float | None = Field(description="cumulative effort through this tier")
     effort_p90_days: float | None
+    done_p50_days: float | None = Field(default=None, description=(
+        "working days from the plan's start until the team (the campaign's team_size, prerequisites first) is done "
+        "with this tier's work"))
+    done_p90_days: float | None = None
 
 
 class RegimePlan(BaseModel):
@@ -90,7 +94,8 @@ def _tier_projection(s: Step, spread: TierDistribution, effort: EffortDistributi
         step_ms=s.step_ms, bottleneck=s.bottleneck, verdict=fmt.verdict(s.verdict), p10_tok_s=spread.p10_tok_s,
         p50_tok_s=spread.p50_tok_s, p90_tok_s=spread.p90_tok_s, p_target=spread.p_target,
         band_input_share=spread.input_share, band_risk_share=spread.risk_share, tokens_per_step=s.tokens_per_step,
-        effort_p50_days=effort.p50_days, effort_p90_days=effort.p90_days,
+        effort_p50_days=effort.p50_days, effort_p90_days=effort.p90_days, done_p50_days=effort.done_p50_days,
+        done_p90_days=effort.done_p90_days,
     )
 
 
