@@ -387,3 +387,21 @@ def test_a_prototype_needs_the_regime_s_own_trace_and_its_own_step(client, demo_
     assert "batch 1 has no traced profile of its own to compare the prototype with" in html.unescape(no_own.text)
     unknown = upload(client, demo_id, "trace_graphs_b1.json.gz", regime="batch 1", step_ms="1.8", prototype_of="Z9")
     assert unknown.status_code == 422 and "no intervention 'Z9' in this campaign" in html.unescape(unknown.text)
+
+
+def test_a_gate_can_require_a_measured_profile_of_its_regime(client, demo_id):
+    """Tier A (started 2026-11-16) asks batch 1 for a measured profile: pending on the demo's reported split, passed
+    once the regime's own trace is imported."""
+    gate = client.post(f"/api/campaigns/{demo_id}/gates", json={
+        "tier_id": 1, "regime_id": 1, "metric": "profile_measured", "threshold": 1})
+    assert gate.status_code == 201, gate.text
+
+    def status() -> dict:
+        plan = client.get(f"/api/campaigns/{demo_id}/plan").json()
+        return next(g for g in plan["gates"] if g["id"] == gate.json()["id"])
+
+    assert status()["status"] == "pending" and status()["p_pass"] is None
+    assert "measured profile (1 once a trace" in status()["condition"]
+    own = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1", step_ms="11.44")
+    assert confirm(client, demo_id, token_of(own.text)).status_code == 204
+    assert status()["status"] == "pass"

@@ -189,6 +189,8 @@ def _planned(intervention, entered: tuple[core.Effect, ...], rows: CampaignRows,
 
 def _regime(regime, rows: CampaignRows, measurements: tuple[core.Measurement, ...]) -> core.Regime:
     profile_row = rows.profiles.get(regime.id)
-    plain = derived(core.Regime, regime,
-                    profile=to_core_profile(profile_row, rows.shares.get(pk(profile_row)) if profile_row else None))
+    shares = rows.shares.get(pk(profile_row), []) if profile_row else []
+    measured = profile_row is not None and any(s.provenance in ("measured", "imported") for s in shares)
+    plain = derived(core.Regime, regime, profile=to_core_profile(profile_row, shares) if profile_row else None,
+                    profile_measured_at=profile_row.created_at if measured and profile_row else None)
     return rebased(plain, measurements)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from tierplan.planning.gates import GateResult, evaluate_gates, holds
-from tierplan.planning.metrics import CAPACITY_METRIC, THROUGHPUT_METRIC
+from tierplan.planning.metrics import CAPACITY_METRIC, PROFILE_METRIC, THROUGHPUT_METRIC
 from tierplan.planning.model import Campaign, Measurement, Objective
 from tierplan.planning.projection import RegimeProjection, Step
 
@@ -155,6 +155,10 @@ def campaign_gate_results(campaign: Campaign) -> tuple[GateResult, ...]:
     """Every gate of the campaign judged; a gate on `slo_concurrency` judges the capacity at SLO as it stood
     after each run since its tier started."""
     runs = list(campaign.measurements)
+    # a gate on a measured profile judges the regime's measured profile as a run of 1, dated when it was stored
+    runs += [Measurement(r.name, PROFILE_METRIC, 1.0, r.profile_measured_at) for r in campaign.regimes
+             if r.profile_measured_at is not None and any(g.metric == PROFILE_METRIC and g.regime == r.name
+                                                          for g in campaign.gates)]
     tiers = {t.key: t for t in campaign.tiers}
     for regime in sorted({g.regime for g in campaign.gates if g.metric == CAPACITY_METRIC}):
         starts = [tiers[g.tier_key].started_at for g in campaign.gates

@@ -20,6 +20,7 @@ class Metric:
 
 
 CAPACITY_METRIC = "slo_concurrency"  # computed from the other runs and the campaign's SLOs (planning/capacity.py)
+PROFILE_METRIC = "profile_measured"  # 1 once the regime has a measured profile (a trace): gates judge it as a run
 
 
 def _all() -> tuple[Metric, ...]:
@@ -41,6 +42,8 @@ def _all() -> tuple[Metric, ...]:
         Metric("spec_decode_acceptance_length", "tokens", "speculative-decoding acceptance length", True),
         Metric(CAPACITY_METRIC, "requests", "capacity at SLO (the highest concurrency meeting every SLO)", True,
                zero_allowed=True),
+        Metric(PROFILE_METRIC, "", "measured profile (1 once a trace or measured split of the regime is stored)", True,
+               zero_allowed=True, maximum=1.0),
     ]
     return tuple(metrics)
 

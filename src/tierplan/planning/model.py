@@ -275,6 +275,7 @@ class Regime:
     includes: frozenset[str] = frozenset()
     step_ms: float | None = None
     step_source: str = ""
+    profile_measured_at: datetime | None = None  # when its profile was measured (a trace, a measured split)
 
 
 @dataclass(frozen=True)
