@@ -132,46 +132,6 @@ def test_the_real_eager_trace_splits_into_its_prefill_and_six_decode_steps():
     assert steps.gpu_gap_us is None  # every kernel waited for its launch: the GPU's own gap cannot be seen
 
 
-@pytest.mark.parametrize(("path", "items"), [("eager", 424), ("sdpa", 350), ("flash", 358)])
-def test_profiler_step_markers_cut_the_trace_once_each(path, items):
-    """torch.profiler writes each ProfilerStep twice: on the host (user_annotation) and on the GPU timeline
-    (gpu_user_annotation). Only the host's cuts passes: 7 steps, a prefill and 6 decode steps of a whole model each,
-    not 14 with a one-kernel pass between them."""
-    with open(DATA / "dense" / f"trace_dense_{path}_b1.json.gz", "rb") as handle:
-        summary = parse_trace(handle, path)
-    steps = summary.steps
-    assert steps.method == "7 ProfilerStep markers"
-    assert [p.role for p in steps.passes] == ["prefill"] + ["decode"] * 6
-    assert steps.decode_steps == 6 and steps.gpu_items == items  # 8 layers' kernels a step, not one
-
-
-def dense_without(path: str, keep_host) -> io.BytesIO:
-    """A real dense trace with its ProfilerStep markers (and the host spans `keep_host` refuses) taken out, as a
-    trace recorded without torch.profiler's schedule would be."""
-    with gzip.open(DATA / "dense" / f"trace_dense_{path}_b1.json.gz") as handle:
-        trace = json.load(handle)
-    host = {"cpu_op", "python_function", "user_annotation", "gpu_user_annotation"}
-    events = [e for e in trace["traceEvents"] if not str(e.get("name", "")).startswith("ProfilerStep#")
-              and (e.get("cat") not in host or keep_host(str(e.get("name", ""))))]
-    return io.BytesIO(json.dumps({**trace, "traceEvents": events}).encode())
-
-
-def test_without_step_markers_a_span_that_repeats_every_layer_does_not_cut_the_steps():
-    """transformers' __getitem__ runs 9 times a step; its pieces never hold the token read back, so the
-    span that starts each forward pass is found instead: 7 passes of the whole model."""
-    summary = parse_trace(dense_without("eager", lambda name: True), "eager")
-    assert summary.steps.decode_steps == 6 and summary.steps.gpu_items == 424
-
-
-def test_a_trace_whose_only_repeating_spans_cut_steps_into_layers_is_refused_with_what_to_do():
-    per_layer = dense_without("eager", lambda name: name == "transformers/utils/generic.py(1110): __getitem__")
-    with pytest.raises(ImportFileError) as refused:
-        parse_trace(per_layer, "per_layer.json")
-    message = str(refused.value)
-    assert message.startswith("per_layer.json: its forward passes could not be found")
-    assert "63 of them" in message and "a layer each" in message and "prof.step()" in message
-
-
 def test_the_graphs_trace_is_six_replays_of_one_launch_each():
     with open(DATA / "trace_graphs_b1.json.gz", "rb") as handle:
         summary = parse_trace(handle, "graphs")
@@ -286,7 +246,6 @@ def test_a_generic_csv_with_wrong_columns_names_them():
 
 def test_older_pytorch_trace_categories_count_as_gpu_time():
     import io
-    import json
 
     trace = {"traceEvents": [
         {"ph": "X", "cat": "Kernel", "name": "volta_sgemm_128x64_nn", "ts": 10, "dur": 30},
@@ -321,7 +280,6 @@ P99 TTFT (ms):                           2900.00
 
 def test_a_chrome_trace_in_the_bare_array_format():
     import io
-    import json
 
     events = [{"ph": "X", "cat": "kernel", "name": "flash_fwd_kernel", "ts": 1, "dur": 7.5},
               {"ph": "X", "cat": "kernel", "name": "flash_fwd_kernel", "ts": 20, "dur": 2.5}]
@@ -334,7 +292,6 @@ def test_a_chrome_trace_in_the_bare_array_format():
 def test_a_trace_of_several_generate_calls_splits_into_steps_not_calls(tmp_path):
     """Three generate() calls in one trace: each call's prefill is told apart, even in the middle."""
     import gzip
-    import json
 
     with gzip.open(DATA / "trace_eager_b1.json.gz", "rt") as handle:
         trace = json.load(handle)
@@ -362,7 +319,6 @@ def test_a_trace_of_several_generate_calls_splits_into_steps_not_calls(tmp_path)
 def test_passes_are_found_by_an_annotation_nested_under_an_outer_python_frame():
     """As vLLM's model runner writes it: one outer frame, a `forward` annotation a step, the token read back."""
     import io
-    import json
 
     events, corr, t = [{"ph": "X", "cat": "python_function", "name": "serve_loop", "ts": 0, "dur": 10_000,
                         "pid": 1, "tid": 1}], 1, 10.0
@@ -411,26 +367,3 @@ def test_results_are_read_shallow_so_per_request_arrays_cost_nothing():
     assert (line1, line2) == (1, 2) and second == [{"z": 2}, 3]  # one odd item kept, for its error
     long_line = '{"a": [' + ",".join(["1.25"] * (module.PIECE_BYTES // 4)) + '], "output_throughput": 3}'
     assert values(long_line) == [({"output_throughput": 3}, 1)]  # a line past a piece is cut at a comma
-
-
-def test_eager_attention_s_matmuls_and_softmax_count_as_attention():
-    """transformers' eager attention is a bmm, a softmax and a bmm (cuBLAS GEMV kernels and a softmax): named by
-    what they are they read as dense_gemm and elementwise, 1.2% of the step's GPU time left to attention. Launched
-    inside eager_attention_forward (the trace's Python stack), they are attention: 13.9%, the q/k/v/o projections
-    around them stay dense_gemm."""
-    with open(DATA / "dense" / "trace_dense_eager_b1.json.gz", "rb") as handle:
-        bucketing = bucket_kernels(parse_trace(handle, "eager"))
-    total = sum(bucketing.bucket_us.values())
-    assert bucketing.bucket_us["attention"] / total == pytest.approx(0.139, abs=0.002)
-    tagged = [k for k in bucketing.kernels if k.name.startswith("[attention] ")]
-    assert {k.bucket for k in tagged} == {"attention"}
-    assert any("gemv" in k.name.lower() for k in tagged) and any("softmax" in k.name for k in tagged)
-    assert bucketing.bucket_us["dense_gemm"] / total > 0.4  # the projections and the MLP
-
-
-@pytest.mark.parametrize(("path", "kernel"), [("sdpa", "cudnn_generated_fort_native_sdpa"),
-                                               ("flash", "pytorch_flash::flash_fwd_splitkv_kernel")])
-def test_fused_attention_kernels_are_attention_by_name_and_by_where_they_ran(path, kernel):
-    with open(DATA / "dense" / f"trace_dense_{path}_b1.json.gz", "rb") as handle:
-        bucketing = bucket_kernels(parse_trace(handle, path))
-    assert any(kernel in k.name and k.bucket == "attention" for k in bucketing.kernels)

@@ -27,7 +27,7 @@ UNLISTED_BUCKET = "unlisted"  # kernel time a truncated table (nsys Time (%) bel
 # BatchDecodeWithPagedKVCacheKernel, flash-attn / pytorch_flash flash_fwd_*, PyTorch SDPA
 # (fmha_cutlassF_*, cudnn_generated_fort_native_sdpa_*), FlashMLA. "[router] " marks kernels a trace shows
 # were launched by a softmax or sigmoid followed by top-k: an MoE router in eager PyTorch; "[attention] " kernels
-# launched inside an attention function (eager attention's matmuls and softmax: trace_steps.ATTENTION_SPAN).
+# launched inside an attention function (eager attention's matmuls and softmax: trace_tags.ATTENTION_SPAN).
 DEFAULT_RULES: tuple[tuple[str, str], ...] = (
     (r"nccl|all_?reduce|all_?gather|reduce_?scatter|alltoall|all2all|deep_?ep|cross_device_reduce|one_shot|two_shot",
      "communication"),

@@ -29,25 +29,16 @@ the median gap between them: the GPU's own per-launch cost.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from tierplan.importers.trace_events import TraceColumns
+from tierplan.importers.trace_tags import TopLevel, attention_tags, router_tags, tags_of, top_level
 
 LAUNCH_WORDS = ("Launch", "Memcpy", "Memset")
 GRAPH_LAUNCHES = ("cudaGraphLaunch", "cuGraphLaunch")
-SOFTMAX_OPS = {"aten::softmax", "aten::_softmax", "aten::sigmoid", "aten::sigmoid_"}
-TOPK_OPS = {"aten::topk"}
-ROUTER_TAG = "[router] "  # kernels of a softmax (or sigmoid) op followed by top-k: an MoE router
-ATTENTION_TAG = "[attention] "  # kernels launched inside an attention function: eager attention's matmuls too
-# The host spans (Python functions and ops, with_stack traces record both) inside which every kernel is attention:
-# transformers' eager_attention_forward / sdpa_attention_forward / flash_attention_forward, torch's
-# scaled_dot_product_attention op (its math backend launches plain bmm and softmax kernels), vLLM's
-# unified_attention. Not the attention module itself: its q, k, v and o projections are GEMMs.
-ATTENTION_SPAN = re.compile(r"attention_forward\b|scaled_dot_product_attention|unified_attention")
 DECODE_SIMILARITY, PREFILL_SIMILARITY = 0.9, 0.8
 DECODE_BUSY_RANGE, PREFILL_BUSY_RATIO = (0.8, 1.25), 1.3
 MIN_QUEUED_GAPS = 20
@@ -101,9 +92,9 @@ def analyse(columns: TraceColumns, exclude_first: int = 0, steps_hint: int | Non
     names = columns.names.values
     gpu = _gpu_arrays(columns)
     launch_ts, launch_tid, launch_key, is_graph = _launches_of(columns, gpu["corr"])
-    tops = _top_level(columns)
+    tops = top_level(columns)
     pass_of, method = _passes(columns, tops, launch_ts, launch_tid, is_graph, steps_hint)
-    tags = _tags(_router_tags(columns, tops, launch_ts, launch_tid), _attention_tags(columns, launch_ts, launch_tid))
+    tags = tags_of(router_tags(columns, tops, launch_ts, launch_tid), attention_tags(columns, launch_ts, launch_tid))
     all_us = float(gpu["dur"].sum())
     if pass_of is None:
         return TraceAnalysis(_kernels(names, gpu, np.ones(len(gpu["ts"]), bool), tags), None, all_us)
@@ -158,38 +149,6 @@ def _launches_of(columns: TraceColumns, gpu_corr: np.ndarray):
     launch_key = np.where(found, gpu_corr, -1 - np.arange(len(gpu_corr)))
     is_graph = np.where(found, rt_graph[where] if len(rt_corr) else False, False)
     return launch_ts, launch_tid, launch_key, is_graph
-
-
-@dataclass
-class TopLevel:
-    """Outermost host spans of each thread, in time order."""
-
-    ts: dict[int, np.ndarray]
-    end: dict[int, np.ndarray]
-    name: dict[int, np.ndarray]
-
-
-def _top_level(columns: TraceColumns) -> TopLevel:
-    ts = np.frombuffer(columns.host_ts, dtype=np.float64)
-    dur = np.frombuffer(columns.host_dur, dtype=np.float64)
-    name = np.frombuffer(columns.host_name, dtype=np.int64)
-    tid = np.frombuffer(columns.host_tid, dtype=np.int64)
-    out = TopLevel({}, {}, {})
-    for thread in np.unique(tid):
-        mine = np.flatnonzero(tid == thread)
-        order = mine[np.lexsort((-dur[mine], ts[mine]))]
-        keep, current_end = [], -np.inf
-        for index in order:
-            if ts[index] >= current_end:
-                keep.append(index)
-                current_end = ts[index] + dur[index]
-            elif ts[index] + dur[index] > current_end:
-                current_end = ts[index] + dur[index]  # overlapping siblings: treat as one outer span
-        keep_arr = np.array(keep, dtype=np.int64)
-        out.ts[int(thread)] = ts[keep_arr]
-        out.end[int(thread)] = ts[keep_arr] + dur[keep_arr]
-        out.name[int(thread)] = name[keep_arr]
-    return out
 
 
 def _passes(columns, tops: TopLevel, launch_ts, launch_tid, is_graph, steps_hint: int | None = None):
@@ -373,52 +332,6 @@ def _launch_end(columns, gpu_corr: np.ndarray) -> np.ndarray:
         return np.full(len(gpu_corr), np.inf)
     where = np.minimum(np.searchsorted(rt_corr, gpu_corr), len(rt_corr) - 1)
     return np.where(rt_corr[where] == gpu_corr, rt_end[where], np.inf)
-
-
-def _router_tags(columns, tops: TopLevel, launch_ts, launch_tid) -> np.ndarray:
-    """True for GPU items launched by an MoE router: a softmax (or sigmoid) op directly followed by top-k."""
-    names = columns.names.values
-    softmax = [i for i, n in enumerate(names) if n in SOFTMAX_OPS]
-    topk = [i for i, n in enumerate(names) if n in TOPK_OPS]
-    tagged = np.zeros(len(launch_ts), dtype=bool)
-    if not softmax or not topk:
-        return tagged
-    for thread, op_name in tops.name.items():
-        router = np.isin(op_name[:-1], softmax) & np.isin(op_name[1:], topk)
-        if not router.any():
-            continue
-        marked = np.zeros(len(op_name), dtype=bool)
-        marked[:-1] |= router
-        marked[1:] |= router
-        mine = launch_tid == thread
-        index = np.searchsorted(tops.ts[thread], launch_ts[mine], side="right") - 1
-        inside = (index >= 0) & (launch_ts[mine] < tops.end[thread][np.maximum(index, 0)])
-        tagged[np.flatnonzero(mine)] = inside & marked[np.maximum(index, 0)]
-    return tagged
-
-
-def _attention_tags(columns, launch_ts: np.ndarray, launch_tid: np.ndarray) -> np.ndarray:
-    """True for GPU items whose launch call ran inside an attention function (ATTENTION_SPAN), at any depth."""
-    ids = [i for i, n in enumerate(columns.names.values) if ATTENTION_SPAN.search(n)]
-    tagged = np.zeros(len(launch_ts), dtype=bool)
-    if not ids:
-        return tagged
-    chosen = np.isin(np.frombuffer(columns.host_name, dtype=np.int64), ids)
-    starts_all = np.frombuffer(columns.host_ts, dtype=np.float64)[chosen]
-    ends_all = starts_all + np.frombuffer(columns.host_dur, dtype=np.float64)[chosen]
-    tids = np.frombuffer(columns.host_tid, dtype=np.int64)[chosen]
-    for thread in np.unique(tids).tolist():
-        starts, ends = np.sort(starts_all[tids == thread]), np.sort(ends_all[tids == thread])
-        mine = np.flatnonzero(launch_tid == thread)
-        at = launch_ts[mine]
-        open_spans = np.searchsorted(starts, at, side="right") - np.searchsorted(ends, at, side="right")
-        tagged[mine] = open_spans > 0
-    return tagged
-
-
-def _tags(router: np.ndarray, attention: np.ndarray) -> np.ndarray:
-    """The prefix each GPU item's name gets: the router's, else attention's, else none."""
-    return np.where(router, ROUTER_TAG, np.where(attention, ATTENTION_TAG, ""))
 
 
 def _kernels(names, gpu, chosen: np.ndarray, tags: np.ndarray) -> dict[str, list[float]]:

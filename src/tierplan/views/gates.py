@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, Field
 
 from tierplan.models.errors import NotFound
+from tierplan.models.plan_rows import GatePublic
 from tierplan.planning.gate_chances import EXPECTED, GateChance
 from tierplan.planning.gates import Criterion, GateResult, GateStatus, tier_validated
-from tierplan.planning.metrics import metric_unit
+from tierplan.planning.metrics import THROUGHPUT_METRIC, metric_unit
 from tierplan.planning.model import Measurement, Severity, Tier
+from tierplan.planning.projection import RegimeProjection
 from tierplan.planning.stats import CONFIDENCE
 from tierplan.text import formatting as fmt
 from tierplan.text.conditions import condition_text
@@ -202,3 +204,48 @@ def summary_of(plan: Plan, *, tier_key: str | None = None,
         return span is not None and any(span[0] <= s.measured_at <= span[1] for s in gate.samples)
 
     return summary.only(decided)
+
+
+@dataclass
+class GateView:
+    id: int
+    tier_key: str
+    regime: str
+    metric: str
+    condition_text: str  # "output_tok_s >= 40 tok/s"
+    status: str
+    severity: str
+    evidence_text: str
+    projected_text: str
+    provenance: str
+    chance_text: str = ""  # a pending gate on a projected metric: "P(pass) 12%"
+    expected_fail: bool = False  # the plan expects it to fail
+
+
+def gate_view(gate: GatePublic, result: GateResult, by_regime: dict[str, RegimeProjection], names: dict[int, str],
+               chance: GateChance | None = None) -> GateView:
+    projected = ""
+    if gate.metric == THROUGHPUT_METRIC:
+        step = by_regime[names[gate.regime_id]].after(result.gate.tier_key)
+        if step is not None and step.tok_s is not None:
+            projected = f"projected {fmt.tok_s(step.tok_s)}"
+    chance_text, expected_fail = "", False
+    if chance is not None and result.status is GateStatus.PENDING:
+        if not projected:
+            projected = f"projected P50 {fmt.number(chance.projected_p50, metric_unit(gate.metric))}"
+        expected_fail = chance.p_pass < EXPECTED
+        chance_text = f"P(pass) {fmt.probability(chance.p_pass)}" + (": expected to fail" if expected_fail else "")
+    return GateView(
+        id=gate.id,
+        tier_key=result.gate.tier_key,
+        regime=names[gate.regime_id],
+        metric=gate.metric,
+        condition_text=condition_text(result),
+        status=result.status.value,
+        severity=result.gate.severity.value,
+        evidence_text=evidence_text(result),
+        projected_text=projected,
+        provenance=gate.provenance,
+        chance_text=chance_text,
+        expected_fail=expected_fail,
+    )

@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
-import numpy as np
 from markupsafe import Markup
 
-from tierplan.models.plan_rows import GatePublic, InterventionPublic, RegimePublic
-from tierplan.planning.gate_chances import EXPECTED, GateChance
-from tierplan.planning.gates import GateResult, GateStatus, tier_validated
-from tierplan.planning.metrics import THROUGHPUT_METRIC, metric_unit
+from tierplan.models.plan_rows import InterventionPublic, RegimePublic
+from tierplan.planning.gates import GateResult, tier_validated
 from tierplan.planning.model import Effect
 from tierplan.planning.projection import RegimeProjection, Step
-from tierplan.planning.uncertainty import EffortDistribution, TierDistribution
+from tierplan.planning.uncertainty import TierDistribution
 from tierplan.services.analysis import Analysis
 from tierplan.services.plan import Plan
 from tierplan.services.records import PlanRecord
 from tierplan.text import formatting as fmt
-from tierplan.text.conditions import condition_text
 from tierplan.views.assumptions import assumptions, ranked_assumptions
 from tierplan.views.capacity import CapacityView, capacity_view
 from tierplan.views.charts import TierPoint, projection_chart
@@ -36,7 +30,7 @@ from tierplan.views.extras import (
     specs_view,
     what_if_views,
 )
-from tierplan.views.gates import evidence_text, tier_gates_text
+from tierplan.views.gates import GateView, gate_view, tier_gates_text
 from tierplan.views.summary import NextGate, RegimeSummary, TierProgress, next_gate, regime_summary, tier_progress
 from tierplan.views.texts import (
     band_text,
@@ -46,7 +40,9 @@ from tierplan.views.texts import (
     gap_text,
     includes_text,
     launch_text,
+    plan_start,
     profile_warning,
+    schedule_text,
     step_text,
     takes_text,
 )
@@ -115,22 +111,6 @@ class RegimeView:
 
 
 @dataclass
-class GateView:
-    id: int
-    tier_key: str
-    regime: str
-    metric: str
-    condition_text: str  # "output_tok_s >= 40 tok/s"
-    status: str
-    severity: str
-    evidence_text: str
-    projected_text: str
-    provenance: str
-    chance_text: str = ""  # a pending gate on a projected metric: "P(pass) 12%"
-    expected_fail: bool = False  # the plan expects it to fail
-
-
-@dataclass
 class InterventionView:
     id: int
     key: str
@@ -188,20 +168,6 @@ class PlanReport:
     next_gate: NextGate | None = None
 
 
-def plan_start(record: PlanRecord) -> datetime:
-    """When the schedule starts: the first tier's start, else the campaign's creation."""
-    started = [t.started_at for t in record.tiers if t.started_at is not None]
-    return min(started) if started else record.campaign.created_at
-
-
-def schedule_text(effort: EffortDistribution, team_size: int, start: datetime) -> str:
-    """"done 2026-12-14 P50, 2026-12-22 P90 with 2 people" (working days from the plan's start, weekends skipped)."""
-    def day(days: float) -> str:
-        return str(np.busday_offset(np.datetime64(start.date(), "D"), math.ceil(days - 1e-9), roll="forward"))
-    people = f"{team_size} {'person' if team_size == 1 else 'people'}"
-    return f"done {day(effort.done_p50_days)} P50, {day(effort.done_p90_days)} P90 with {people}"
-
-
 def plan_view(plan: Plan, ranked: bool = False) -> PlanReport:
     """The page and export view of a plan (pure: formats what the service computed); `ranked`: the assumed
     estimates ranked by how far each moves a projection too (the export's: a projection a pair of points each)."""
@@ -210,7 +176,7 @@ def plan_view(plan: Plan, ranked: bool = False) -> PlanReport:
     regimes = [_regime_view(r, p, record, analysis) for r, p in zip(record.regimes, projections, strict=True)]
     by_regime = {p.regime: p for p in projections}
     regime_names = {r.id: r.name for r in record.regimes}
-    gate_views = [_gate_view(g, res, by_regime, regime_names, analysis.gate_chances.get(i))
+    gate_views = [gate_view(g, res, by_regime, regime_names, analysis.gate_chances.get(i))
                   for i, (g, res) in enumerate(zip(record.gates, results, strict=True))]
     core_effects = _core_effects(record, analysis)
     interventions = {i.id: _intervention_view(i, record, analysis, core_effects) for i in record.interventions}
@@ -346,35 +312,6 @@ def _regime_view(regime: RegimePublic, projection: RegimeProjection, record: Pla
         takes_text=takes_text(projection, core_regime, analysis.campaign),
         profile_warning=profile_warning(profile, baseline),
         gap_text=gap_text(projection, core_regime, analysis.campaign),
-    )
-
-
-def _gate_view(gate: GatePublic, result: GateResult, by_regime: dict[str, RegimeProjection], names: dict[int, str],
-               chance: GateChance | None = None) -> GateView:
-    projected = ""
-    if gate.metric == THROUGHPUT_METRIC:
-        step = by_regime[names[gate.regime_id]].after(result.gate.tier_key)
-        if step is not None and step.tok_s is not None:
-            projected = f"projected {fmt.tok_s(step.tok_s)}"
-    chance_text, expected_fail = "", False
-    if chance is not None and result.status is GateStatus.PENDING:
-        if not projected:
-            projected = f"projected P50 {fmt.number(chance.projected_p50, metric_unit(gate.metric))}"
-        expected_fail = chance.p_pass < EXPECTED
-        chance_text = f"P(pass) {fmt.probability(chance.p_pass)}" + (": expected to fail" if expected_fail else "")
-    return GateView(
-        id=gate.id,
-        tier_key=result.gate.tier_key,
-        regime=names[gate.regime_id],
-        metric=gate.metric,
-        condition_text=condition_text(result),
-        status=result.status.value,
-        severity=result.gate.severity.value,
-        evidence_text=evidence_text(result),
-        projected_text=projected,
-        provenance=gate.provenance,
-        chance_text=chance_text,
-        expected_fail=expected_fail,
     )
 
 

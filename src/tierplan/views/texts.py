@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from datetime import datetime
+
+import numpy as np
 
 from tierplan.models.effects import ProfilePublic
 from tierplan.models.measurements import MeasurementPublic
@@ -13,6 +17,7 @@ from tierplan.planning.projection import RegimeProjection, Step, baseline_step_m
 from tierplan.planning.spec_break_even import break_even
 from tierplan.planning.step import host_cost_us, start_state
 from tierplan.planning.step_changes import spec_tokens
+from tierplan.planning.uncertainty import EffortDistribution
 from tierplan.planning.what_it_takes import sentence as what_it_takes_sentence
 from tierplan.planning.what_it_takes import what_it_takes
 from tierplan.services.analysis import Analysis
@@ -148,3 +153,17 @@ def evidence_lines(intervention: Intervention, analysis: Analysis) -> list[tuple
     derived = [e for e in intervention.effects if e not in evidence.entered and not e.regimes <= set(evidence.untraced)]
     return [(head, ""), *((effect_text(e, sorted(e.regimes), analysis),
                            "measured" if evidence.regime in e.regimes else "carried over") for e in derived)]
+
+
+def plan_start(record: PlanRecord) -> datetime:
+    """When the schedule starts: the first tier's start, else the campaign's creation."""
+    started = [t.started_at for t in record.tiers if t.started_at is not None]
+    return min(started) if started else record.campaign.created_at
+
+
+def schedule_text(effort: EffortDistribution, team_size: int, start: datetime) -> str:
+    """"done 2026-12-14 P50, 2026-12-22 P90 with 2 people" (working days from the plan's start, weekends skipped)."""
+    def day(days: float) -> str:
+        return str(np.busday_offset(np.datetime64(start.date(), "D"), math.ceil(days - 1e-9), roll="forward"))
+    people = f"{team_size} {'person' if team_size == 1 else 'people'}"
+    return f"done {day(effort.done_p50_days)} P50, {day(effort.done_p90_days)} P90 with {people}"

@@ -1,0 +1,69 @@
+"""Traces imported as evidence: a prototype's trace setting its intervention's effects, and a gate on a measured
+profile."""
+
+import html
+
+import pytest
+
+from tests.web.test_imports import confirm, token_of, upload
+
+
+def test_a_prototype_s_trace_sets_its_intervention_s_effects_measured_where_it_ran_and_carried_elsewhere(
+        client, app, demo_id):
+    """The shared H200 pair: batch 1's own eager trace (11.44 ms a step), then a trace of A1's prototype, the same
+    model in CUDA graphs (1.8 ms). A1's effects are then derived from the pair: what the page, the export and the
+    plan show, measured in batch 1; concurrency 16 has no traced step to carry them to, so A1's estimates hold there."""
+    own = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1", step_ms="11.44")
+    assert confirm(client, demo_id, token_of(own.text)).status_code == 204
+    plan_before = client.get(f"/api/campaigns/{demo_id}/plan").json()
+    before = plan_before["regimes"][0]["projections"][0]["tok_s"]
+    preview = upload(client, demo_id, "trace_graphs_b1.json.gz", regime="batch 1", step_ms="1.8", prototype_of="A1")
+    said = html.unescape(preview.text)
+    assert preview.status_code == 200, said
+    assert "becomes the evidence of A1: its effects are derived from this trace against batch 1's own (measured " \
+           "there); the 2 effects entered for it still hold in concurrency 16 (no traced step to carry it to)" in said
+    assert "launch overhead" in said and "of each launch's host cost removed" in said
+    assert confirm(client, demo_id, token_of(preview.text), confirm="on").status_code == 204
+    plan = client.get(f"/api/campaigns/{demo_id}/plan").json()
+    after = plan["regimes"][0]["projections"][0]
+    # concurrency 16 has no traced step: A1's entered estimates hold there, its projections do not move
+    assert [p["tok_s"] for p in plan["regimes"][1]["projections"]] == pytest.approx(
+        [p["tok_s"] for p in plan_before["regimes"][1]["projections"]])
+    # A1 alone would replay the eager step's work as the graph trace's 1.8 ms step: far above the entered 4.8x
+    assert after["tok_s"] != pytest.approx(before)
+    page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
+    assert "Planned from a prototype's trace in batch 1 (import of trace_graphs_b1.json.gz" in page
+    assert "measured there; in concurrency 16 (no traced step to carry it to) the estimates entered still hold" in page
+    assert "Entered for it, still planned in concurrency 16:" in page
+    assert "Planned from a prototype's trace in batch 1" in client.get(f"/campaigns/{demo_id}/roadmap.md").text
+    # the regime's own profile is still the eager trace: a prototype's trace is evidence, not the regime's profile
+    profile = client.get(f"/api/campaigns/{demo_id}/regimes/1/profile").json()
+    assert "trace_eager_b1.json.gz" in profile["source"]
+
+
+def test_a_prototype_needs_the_regime_s_own_trace_and_its_own_step(client, demo_id):
+    no_step = upload(client, demo_id, "trace_graphs_b1.json.gz", regime="batch 1", prototype_of="A1")
+    assert no_step.status_code == 422 and "give the step time the prototype measured" in html.unescape(no_step.text)
+    no_own = upload(client, demo_id, "trace_graphs_b1.json.gz", regime="batch 1", step_ms="1.8", prototype_of="A1")
+    assert no_own.status_code == 422
+    assert "batch 1 has no traced profile of its own to compare the prototype with" in html.unescape(no_own.text)
+    unknown = upload(client, demo_id, "trace_graphs_b1.json.gz", regime="batch 1", step_ms="1.8", prototype_of="Z9")
+    assert unknown.status_code == 422 and "no intervention 'Z9' in this campaign" in html.unescape(unknown.text)
+
+
+def test_a_gate_can_require_a_measured_profile_of_its_regime(client, demo_id):
+    """Tier A (started 2026-11-16) asks batch 1 for a measured profile: pending on the demo's reported split, passed
+    once the regime's own trace is imported."""
+    gate = client.post(f"/api/campaigns/{demo_id}/gates", json={
+        "tier_id": 1, "regime_id": 1, "metric": "profile_measured", "threshold": 1})
+    assert gate.status_code == 201, gate.text
+
+    def status() -> dict:
+        plan = client.get(f"/api/campaigns/{demo_id}/plan").json()
+        return next(g for g in plan["gates"] if g["id"] == gate.json()["id"])
+
+    assert status()["status"] == "pending" and status()["p_pass"] is None
+    assert "measured profile (1 once a trace" in status()["condition"]
+    own = upload(client, demo_id, "trace_eager_b1.json.gz", regime="batch 1", step_ms="11.44")
+    assert confirm(client, demo_id, token_of(own.text)).status_code == 204
+    assert status()["status"] == "pass"
