@@ -53,8 +53,9 @@ def import_files(
         parser=_utc, metavar="ISO-8601", help="Benchmarks: when undated runs were measured (UTC).")] = None,
     exclude_passes: Annotated[int, typer.Option(min=0, help="Traces: leave out the first N forward passes.")] = 0,
     prototype_of: Annotated[str, typer.Option(
-        help="Traces: the key of the intervention a prototype of which this trace ran (with --step-ms, the step it "
-             "measured); its effects are then derived from it against the regime's own trace.")] = "",
+        help="The key of the intervention a prototype of which ran: a trace of it (with --step-ms, the step it "
+             "measured) derives its effects against the regime's own trace; a benchmark (with --regime) sizes the "
+             "effects entered by its throughput. Either is the intervention's evidence, not the regime's runs.")] = "",
     add_regimes: Annotated[bool, typer.Option(
         "--add-regimes", help="Benchmarks: a regime for each run's concurrency none has (a sweep), its workload and "
                               "target assumed from its neighbours.")] = False,

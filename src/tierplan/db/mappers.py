@@ -17,6 +17,7 @@ from tierplan.db.tables import HardwareSpec, ModelSpec, pk
 from tierplan.planning import ceiling as ceilings
 from tierplan.planning import model as core
 from tierplan.planning import prototype
+from tierplan.planning.prototype_benchmark import Benchmark
 from tierplan.planning.baselines import rebased
 
 T = TypeVar("T")
@@ -185,6 +186,14 @@ def _planned(intervention, entered: tuple[core.Effect, ...], rows: CampaignRows,
     except core.PlanningError:
         return {"effects": entered}  # the regime's own profile has no trace to compare with (the import says so)
     return {"effects": planned.effects, "evidence": planned.evidence}
+
+
+def to_benchmarks(rows: CampaignRows) -> dict[str, Benchmark]:
+    """Each intervention's newest prototype benchmark, by key, its regime by name."""
+    keys = {pk(i): i.key for i in rows.interventions}
+    names = {pk(r): r.name for r in rows.regimes}
+    return {keys[i]: Benchmark(names[run.regime_id], run.tok_s, run.source)
+            for i, run in rows.benchmarks.items() if i in keys and run.regime_id in names}
 
 
 def _regime(regime, rows: CampaignRows, measurements: tuple[core.Measurement, ...]) -> core.Regime:

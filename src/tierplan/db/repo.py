@@ -22,6 +22,7 @@ from tierplan.db.tables import (
     Prerequisite,
     Profile,
     ProfileShare,
+    PrototypeRun,
     Regime,
     Slo,
     Tier,
@@ -55,6 +56,7 @@ class CampaignRows:
     slos: list[Slo] = field(default_factory=list)
     changes: list[tuple[int, int]] = field(default_factory=list)  # measured changes: (before id, after id)
     prototypes: dict[int, Profile] = field(default_factory=dict)  # intervention id -> its prototype's newest trace
+    benchmarks: dict[int, PrototypeRun] = field(default_factory=dict)  # intervention id -> its prototype's newest run
 
 
 def list_campaigns(session: Session) -> Sequence[Campaign]:
@@ -135,6 +137,18 @@ def prototype_profiles(session: Session, *, intervention_ids: Sequence[int]) -> 
         .order_by(col(Profile.created_at), col(Profile.id))
     )
     return {p.intervention_id: p for p in session.exec(query).all() if p.intervention_id is not None}
+
+
+def prototype_runs(session: Session, *, intervention_ids: Sequence[int]) -> dict[int, PrototypeRun]:
+    """Each intervention's newest prototype benchmark (the throughput a prototype of it measured in a regime)."""
+    if not intervention_ids:
+        return {}
+    query = (
+        select(PrototypeRun)
+        .where(col(PrototypeRun.intervention_id).in_(intervention_ids))
+        .order_by(col(PrototypeRun.measured_at), col(PrototypeRun.id))
+    )
+    return {r.intervention_id: r for r in session.exec(query).all()}
 
 
 def shares_of(session: Session, *, profile_ids: Sequence[int]) -> dict[int, list[ProfileShare]]:
@@ -253,4 +267,5 @@ def load_campaign(session: Session, *, campaign_id: int) -> CampaignRows | None:
         slos=slos,
         changes=runs.changes,
         prototypes=prototypes,
+        benchmarks=prototype_runs(session, intervention_ids=ids(interventions)),
     )

@@ -118,6 +118,22 @@ class Profile(ProfileFields, table=True):
     intervention_id: int | None = Field(default=None, foreign_key="intervention.id", ondelete="CASCADE", index=True)
 
 
+class PrototypeRun(SQLModel, table=True):
+    """The throughput a prototype of an intervention measured in one regime: its evidence, sizing its effects
+    (planning/prototype_benchmark.py); never a run of the regime's own history."""
+
+    __tablename__ = "prototype_run"
+
+    id: int | None = Field(default=None, primary_key=True)
+    intervention_id: int = Field(foreign_key="intervention.id", ondelete="CASCADE", index=True)
+    regime_id: int = Field(foreign_key="regime.id", ondelete="CASCADE", index=True)
+    import_id: int | None = Field(default=None, foreign_key="import_record.id", ondelete="CASCADE", index=True)
+    tok_s: float  # output tokens a second
+    measured_at: datetime
+    created_at: datetime
+    source: str = Field(default="", max_length=300)  # the file and run it was read from
+
+
 class ProfileShare(SQLModel, table=True):
     __tablename__ = "profile_share"
     __table_args__ = (

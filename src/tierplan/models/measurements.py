@@ -185,9 +185,10 @@ class ImportOptionsForm(Input):
     exclude_passes: Int = field("Leave out the first passes", default=0, ge=0,
                                 help="traces: when detection cannot tell a prefill from decode, the passes to skip")
     prototype_of: str = field(
-        "Trace of a prototype of", default="", max_length=50, placeholder="A1",
-        help="traces: the key of the intervention a prototype of which ran in this trace; its effects are then "
-             "derived from it against the regime's own trace and carried to the other regimes")
+        "A prototype of", default="", max_length=50, placeholder="A1",
+        help="the key of the intervention a prototype of which ran: a trace of it derives its effects against the "
+             "regime's own trace, a benchmark sizes the effects entered by the throughput it measured; either way "
+             "carried to the other regimes, never the regime's own history")
     name_column: str = field("Kernel-name column", default="", max_length=200, help="other kernel CSVs only")
     time_column: str = field("Total-time column", default="", max_length=200)
     time_unit: TimeUnit = field("Time unit", default=TimeUnit.NS, labels={"us": "µs"})

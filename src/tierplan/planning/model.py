@@ -238,12 +238,19 @@ class Intervention:
     prerequisites: tuple[str, ...] = ()  # keys of interventions that must come first
     started_at: datetime | None = None
     landed_at: datetime | None = None
-    evidence: Any = None  # prototype.Evidence when `effects` were derived from a trace of a prototype of it
+    evidence: Any = None  # prototype.Evidence (effects derived from a prototype's trace) or prototype_benchmark.Fit
+    realised: float | None = None  # the share of its effects' log-gain a prototype's benchmark realised (calibration's)
 
     @property
     def entered(self) -> tuple[Effect, ...]:
-        """The effects the team entered (a prototype's evidence supersedes them in `effects`)."""
-        return self.evidence.entered if self.evidence is not None else self.effects
+        """The effects the team entered (a prototype's trace supersedes them in `effects`; a benchmark sizes them)."""
+        entered = getattr(self.evidence, "entered", None)
+        return entered if entered is not None else self.effects
+
+    def realised_share(self, calibration: float | None) -> float | None:
+        """The share of predicted log-gain to plan on: its prototype's benchmark where one sized it (measured on
+        this very change), else the campaign's calibration."""
+        return self.realised if self.realised is not None else calibration
 
 
 @dataclass(frozen=True)

@@ -141,7 +141,7 @@ def project_regime(regime: Regime, campaign: Campaign, pick: str = "likely") -> 
             for effect in intervention.effects:
                 if not effect.applies_to(regime.name):
                     continue
-                draw = calibrated(effect, point_draw(effect, pick), campaign.calibration)
+                draw = calibrated(effect, point_draw(effect, pick), intervention.realised_share(campaign.calibration))
                 problem = apply_effect(effect, draw, state, context)
                 if problem is None:
                     touched = True

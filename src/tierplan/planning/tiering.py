@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tierplan.planning.effect_kinds import rule_of
-from tierplan.planning.effects import point_draw
+from tierplan.planning.effects import calibrated, point_draw
 from tierplan.planning.model import Campaign, Intervention, Status
 from tierplan.planning.order_batch import Scores, groups_of, stack_log_gains, stacks_of, states_after
 from tierplan.planning.projection import ALREADY_IN_BASELINE
@@ -70,7 +70,8 @@ def suggest_order(campaign: Campaign) -> Ordering:
     known = {i.key for i in campaign.interventions}
     regimes = [r for r in campaign.regimes if r.baseline_tok_s]
     states = {r.name: start_state(r.profile) for r in regimes}
-    draws = {i.key: [point_draw(e) for e in i.effects] for i in todo}
+    # a prototype's benchmark sized its effects: order on that size
+    draws = {i.key: [calibrated(e, point_draw(e), i.realised) for e in i.effects] for i in todo}
     stacks = stacks_of(regimes, states, campaign)
     groups = [groups_of(todo, draws, stack) for stack in stacks]
     scored: dict[int, Scores] = {}  # stack -> its candidates' scores, while its steps are unchanged

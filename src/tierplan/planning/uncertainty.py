@@ -105,7 +105,7 @@ class EffectSamples:
 def draw_effects(intervention: Intervention, seed: int, samples: int, realised: float | None) -> list[EffectSamples]:
     """The samples of each effect of the intervention (inputs drawn in name order, then its error draws), every
     effect from its own stream."""
-    # a prototype's trace measured the GPU work its path adds; an effect of GPU work states it
+    # a prototype's trace or benchmark measured the GPU work its path adds; an effect of GPU work states it
     says_gpu_work = intervention.evidence is not None or any(rule_of(e.kind).states_gpu_work
                                                              for e in intervention.effects)
     out = []
@@ -138,7 +138,7 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
         tier_done = np.zeros(samples)
         for intervention in interventions:
             effort = pert(intervention.effort_days, stream(seed, intervention.key, "effort"), samples)
-            drawn = draw_effects(intervention, seed, samples, campaign.calibration)
+            drawn = draw_effects(intervention, seed, samples, intervention.realised_share(campaign.calibration))
             if intervention.status is Status.REJECTED:
                 continue
             effort_total = effort_total + effort

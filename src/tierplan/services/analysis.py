@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from tierplan.db.mappers import to_core, to_gpu_spec, to_model_spec
+from tierplan.db.mappers import to_benchmarks, to_core, to_gpu_spec, to_model_spec
 from tierplan.db.repo import CampaignRows
 from tierplan.planning import model as core
 from tierplan.planning.achievable import Achievable, achievable
@@ -16,6 +16,7 @@ from tierplan.planning.ceiling import Ceiling, StepFloor, decode_ceiling, mean_d
 from tierplan.planning.gate_chances import GateChance, chances
 from tierplan.planning.gates import GateResult
 from tierplan.planning.projection import RegimeProjection, project_campaign
+from tierplan.planning.prototype_benchmark import sized_by_benchmarks
 from tierplan.planning.tiering import Ordering, suggest_order
 from tierplan.planning.uncertainty import Simulation, simulate
 from tierplan.planning.whatif import WhatIf, what_if
@@ -84,7 +85,8 @@ def core_campaign(rows: CampaignRows) -> tuple[core.Campaign, dict[str, Ceiling]
     ceilings, floors, problem = ceilings_of(rows, campaign)
     campaign = replace(campaign, ceilings_tok_s=tuple((name, c.ceiling_tok_s) for name, c in ceilings.items()),
                        floors=tuple(floors.items()))
-    return campaign, ceilings, problem
+    # a prototype's benchmark sizes its intervention against the regime's step and hardware model
+    return sized_by_benchmarks(campaign, to_benchmarks(rows)), ceilings, problem
 
 
 def analyse(rows: CampaignRows) -> Analysis:

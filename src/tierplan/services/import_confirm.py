@@ -19,6 +19,7 @@ from tierplan.planning.baselines import newest_baselines
 from tierplan.planning.checks import OTHER_SETUP, check_reading
 from tierplan.services import snapshots
 from tierplan.services.analysis import core_campaign
+from tierplan.services.import_prototypes import write_runs
 from tierplan.services.import_rows import LISTED, MeasurementRow, read_rows
 from tierplan.services.imports import Preview, mark_duplicates, problem_line, reading_of
 from tierplan.services.measurements import load_rows
@@ -50,7 +51,10 @@ def confirm_import(
         if done:
             return _out(done)
         confirmations: dict[int, str] = {}
-        if preview.kind == "measurements":
+        if preview.prototype_of:  # the intervention's evidence: not checked against the regime's own runs
+            if preview.needs_date and measured_at is None:
+                raise FormInvalid({"measured_at": "the prototype's runs carry no date: give the time it was measured"})
+        elif preview.kind == "measurements":
             confirmations = _settle(session, campaign_id, preview, now=now, measured_at=measured_at,
                                     confirmed=confirmed)
     with sessions.writer() as session:
@@ -82,7 +86,10 @@ def confirm_import(
         ]
         session.add_all(records)
         session.flush()
-        if preview.kind == "measurements":
+        if preview.prototype_of and preview.kind == "measurements":
+            write_runs(session, campaign_id, preview.prototype_of, preview.rows_path, records, regimes, measured_at,
+                       now)
+        elif preview.kind == "measurements":
             _write_measurements(session, campaign_id, preview, records, regimes, confirmations, by, measured_at,
                                 on_progress)
         else:
@@ -200,6 +207,8 @@ def _write_profile(session: Session, preview: Preview, record: ImportRecord, reg
 
 
 def _summary(preview: Preview) -> str:
+    if preview.prototype_of:
+        return f"the benchmark of a prototype of {preview.prototype_of}"
     if preview.kind == "measurements":
         return f"{preview.measurement_count:,} measurements ({preview.measurement_kind})"
     return f"profile of {preview.regime}: " + ", ".join(f"{b} {s * 100:.0f}%" for b, s in preview.shares[:4])

@@ -25,7 +25,7 @@ from tierplan.models.measurements import ImportOptionsForm
 from tierplan.planning import model as core
 from tierplan.planning.baselines import newest_baselines
 from tierplan.planning.checks import Reading, check_reading
-from tierplan.planning.metrics import metric_label, metric_unit
+from tierplan.planning.metrics import THROUGHPUT_METRIC, metric_label, metric_unit
 from tierplan.planning.runs_kept import RunsKept
 from tierplan.services.analysis import core_campaign
 from tierplan.services.import_effects import (
@@ -36,6 +36,8 @@ from tierplan.services.import_effects import (
     prototype_consequences,
 )
 from tierplan.services.import_profiles import ProfileDraft, profile_draft, read_text
+from tierplan.services.import_prototypes import check_key, newest
+from tierplan.services.import_prototypes import consequences as prototype_run_consequences
 from tierplan.services.import_rows import (
     ROWS_FILE,
     SAMPLE,
@@ -60,7 +62,7 @@ class ImportOptions:
     measured_at: datetime | None = None  # measurements: the date of runs the file does not date
     exclude_passes: int = 0  # traces: leave out the first N forward passes
     add_regimes: bool = False  # benchmarks: a regime for each run's concurrency that none has (a sweep)
-    prototype_of: str = ""  # traces: the key of the intervention whose prototype the trace ran
+    prototype_of: str = ""  # the key of the intervention whose prototype the trace or benchmark ran
 
 
 @dataclass
@@ -99,6 +101,7 @@ class Preview:
     campaign_id: int = 0  # the campaign it was previewed for (only that one may confirm it)
     new_regimes: list[dict] = field(default_factory=list)  # regimes the confirm adds (Regime columns)
     setup_warnings: list[str] = field(default_factory=list)  # another model, GPU or engine the files name
+    prototype_of: str = ""  # benchmarks: the intervention whose prototype ran them (its evidence, not the regime's)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -181,10 +184,16 @@ def _measurement_preview(session: Session, rows: CampaignRows, infos: list[FileI
                          on_progress: Callable[[int], None] | None = None) -> Preview:
     """Stream the runs: every value into the rows file, checked as it goes; the preview keeps a sample, a summary
     a regime and metric, the first problems and the runs the planner's rules would pick (for the consequences)."""
-    preview = Preview("measurements", infos, measurement_kind=options.kind)
+    preview = Preview("measurements", infos, measurement_kind=options.kind, prototype_of=options.prototype_of)
     by_concurrency = {r.concurrency: r.name for r in regimes}
     interventions = rows.interventions
     campaign, _, _ = core_campaign(rows)
+    if options.prototype_of:  # its runs are the intervention's evidence, rightly far from the regime's own
+        check_key(campaign, options.prototype_of)
+        if options.add_regimes:
+            raise FormInvalid({"add_regimes": "a prototype is compared with a regime's own baseline: choose the "
+                                              "regime it ran in, not new ones"})
+    prototype_rows: list[MeasurementRow] = []
     baselines = newest_baselines(campaign.measurements)
     kept = RunsKept(campaign.gates, campaign.tiers)
     problems, flagged, spec_decode = Listed(), Listed(), Listed()
@@ -221,6 +230,9 @@ def _measurement_preview(session: Session, rows: CampaignRows, infos: list[FileI
                     if len(preview.measurements) < SAMPLE:
                         preview.measurements.append(row)
                     series.setdefault((row.regime, row.metric), SeriesSummary(row.regime, row.metric)).add(row)
+                    if options.prototype_of:
+                        prototype_rows += [row] if row.metric == THROUGHPUT_METRIC else []
+                        continue
                     reading = reading_of(row, now, options.kind)
                     kept.add(_core(reading))
                     for problem in check_reading(reading, campaign, now=now, baselines=baselines):
@@ -237,7 +249,16 @@ def _measurement_preview(session: Session, rows: CampaignRows, infos: list[FileI
     if undated:
         preview.consequences.append(f"{', '.join(sorted(undated))} carr{'y' if len(undated) > 1 else 'ies'} no date: "
                                     "give the time it was measured before importing (the effects below assume now)")
-    if preview.measurement_count:
+    if options.prototype_of:
+        ran_in = sorted({r.regime for r in prototype_rows})
+        if len(ran_in) > 1:
+            problems.add(f"a prototype's benchmark is compared in one regime, and these runs are in {', '.join(ran_in)}: "
+                         "choose the regime it ran in")
+        lines, refused = prototype_run_consequences(campaign, options.prototype_of, newest(prototype_rows))
+        preview.consequences += lines
+        for problem in refused:
+            problems.add(problem)
+    elif preview.measurement_count:
         preview.consequences += measurement_consequences(campaign, list(kept.runs()))
     preview.series = [asdict(s) for s in series.values()]
     preview.problems, preview.flagged, preview.spec_decode = problems.shown(), flagged.shown(), spec_decode.shown()

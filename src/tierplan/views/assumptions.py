@@ -72,7 +72,7 @@ def ranked_assumptions(record: PlanRecord, analysis: Analysis) -> list[str]:
     found: list[tuple[float, str]] = []
     tried = left = 0
     for intervention in analysis.campaign.interventions:
-        if intervention.evidence is not None:  # planned from a prototype's trace: nothing assumed to rank
+        if intervention.evidence is not None:  # a prototype's trace or benchmark: nothing assumed to rank
             continue
         rows = [e for e in record.effects if keys.get(e.intervention_id) == intervention.key]
         for position, row in enumerate(rows):

@@ -11,6 +11,7 @@ from tierplan.models.plan_rows import InterventionPublic, RegimePublic
 from tierplan.planning.gates import GateResult, tier_validated
 from tierplan.planning.model import Effect
 from tierplan.planning.projection import RegimeProjection, Step
+from tierplan.planning.prototype_benchmark import Fit
 from tierplan.planning.uncertainty import TierDistribution
 from tierplan.services.analysis import Analysis
 from tierplan.services.plan import Plan
@@ -123,6 +124,7 @@ class InterventionView:
     effects: list[tuple[int, str, str]]  # effect id, text, provenance
     evidence: list[tuple[str, str]] = field(default_factory=list)  # a prototype's trace, then each derived effect
     evidence_untraced: str = ""  # the regimes where the estimates entered still hold beside that evidence
+    evidence_sized: bool = False  # a prototype's benchmark sized the estimates entered (they are still planned)
 
 
 @dataclass
@@ -346,7 +348,8 @@ def _intervention_view(intervention: InterventionPublic, record: PlanRecord, ana
         effort_provenance=i.effort_provenance,
         effects=effects,
         evidence=evidence_lines(core, analysis),
-        evidence_untraced=", ".join(core.evidence.untraced) if core.evidence is not None else "",
+        evidence_untraced=", ".join(getattr(core.evidence, "untraced", ())),
+        evidence_sized=isinstance(core.evidence, Fit),
     )
 
 

@@ -14,6 +14,7 @@ from tierplan.planning.bucket_floors import floor_gap, gap_sentence
 from tierplan.planning.metrics import THROUGHPUT_METRIC
 from tierplan.planning.model import Campaign, Effect, Intervention, Regime, need
 from tierplan.planning.projection import RegimeProjection, Step, baseline_step_ms
+from tierplan.planning.prototype_benchmark import Fit
 from tierplan.planning.spec_break_even import break_even
 from tierplan.planning.step import host_cost_us, start_state
 from tierplan.planning.step_changes import spec_tokens
@@ -139,13 +140,23 @@ def takes_text(projection: RegimeProjection, regime: Regime, campaign: Campaign)
     return "" if need is None else what_it_takes_sentence(need)
 
 
+def benchmark_text(fit: Fit) -> str:
+    """How a prototype's benchmark sized an intervention's effects, in words."""
+    clamped = " (the nearest share the estimates allow: check their shape)" if fit.clamped else ""
+    return (f"Sized by a prototype's benchmark in {fit.regime} ({fit.source}): {fit.measured_gain:.3g}x the baseline's "
+            f"{fmt.tok_s(fit.baseline_tok_s)} measured, where the estimates entered projected {fit.entered_gain:.3g}x; "
+            f"planned with {fit.realised:.0%} of their predicted log-gain in every regime they act on{clamped}")
+
+
 def evidence_lines(intervention: Intervention, analysis: Analysis) -> list[tuple[str, str]]:
     """Where a prototype's trace sets an intervention's planned effects: the trace, where it ran and where its
-    effects are carried over, then each derived effect and whether it is measured or carried over ([] without a
-    prototype)."""
+    effects are carried over, then each derived effect and whether it is measured or carried over; where a
+    prototype's benchmark sized them, that in one line ([] without a prototype)."""
     evidence = intervention.evidence
     if evidence is None:
         return []
+    if isinstance(evidence, Fit):
+        return [(benchmark_text(evidence), "")]
     carried = f", carried over to {', '.join(evidence.carried)}" if evidence.carried else ""
     untraced = (f"; in {', '.join(evidence.untraced)} (no traced step to carry it to) the estimates entered still hold"
                 if evidence.untraced else "")

@@ -86,6 +86,7 @@ def _preview_view(preview: Preview) -> dict:
         "named": preview.named,
         "needs_date": preview.needs_date,
         "measurement_kind": preview.measurement_kind,
+        "prototype_of": preview.prototype_of,
         "steps": _steps_view(preview),
     }
 
