@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from tierplan.planning.kernel_targets import covers
 from tierplan.planning.step import HOST_BUCKET, StepState
 
 BINDING_SIGMA = 0.10
@@ -70,9 +71,11 @@ def add_path_work(state: StepState, stretch: Any, unit: Any, concurrency: Any) -
     gpu = [bucket for bucket in state.buckets if bucket != HOST_BUCKET]
     busy = sum(state.buckets[bucket] for bucket in gpu)
     share: Any = UNKNOWN_ATTENTION_SHARE
-    if ATTENTION_BUCKET in state.buckets:
+    attention = [bucket for bucket in gpu if covers(ATTENTION_BUCKET, bucket)]  # with kernels split from it
+    if attention:
         with np.errstate(divide="ignore", invalid="ignore"):
-            share = np.where(np.asarray(busy) > 0, state.buckets[ATTENTION_BUCKET] / np.maximum(busy, 1e-300), 0.0)
+            share = np.where(np.asarray(busy) > 0, sum(state.buckets[b] for b in attention) / np.maximum(busy, 1e-300),
+                             0.0)
     factor = 1.0 + padding + stretch * share
     for bucket in gpu:
         state.buckets[bucket] = state.buckets[bucket] * factor

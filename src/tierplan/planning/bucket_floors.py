@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tierplan.planning.ceiling import StepFloor, distinct_experts
+from tierplan.planning.kernel_targets import parent_of
 from tierplan.planning.model import Profile
 from tierplan.planning.step import HOST_BUCKET
 
@@ -74,8 +75,11 @@ def floor_gap(regime: str, profile: Profile | None, step_ms: float | None, floor
     if profile is None or not step_ms:
         return None
     floors = bucket_floor_ms(floor)
+    whole: dict[str, float] = {}
+    for bucket, share in profile.shares:  # kernels split from a bucket (kernel_targets.py) are of its floor
+        whole[parent_of(bucket)] = whole.get(parent_of(bucket), 0.0) + share
     buckets = tuple(sorted((BucketGap(b, s * step_ms, floors.get(b) if b != HOST_BUCKET else None)
-                            for b, s in profile.shares if s > 0), key=lambda g: -g.ms))
+                            for b, s in whole.items() if s > 0), key=lambda g: -g.ms))
     return FloorGap(regime, step_ms, floor.floor_ms(1), buckets)
 
 

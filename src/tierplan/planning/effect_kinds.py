@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tierplan.planning.kernel_targets import check_pattern, target_of
 from tierplan.planning.model import Effect, EffectKind, PlanningError, ThreePoint, need
 from tierplan.planning.step import StepState, Value
 from tierplan.planning.step_changes import (
@@ -77,6 +78,8 @@ def _check_bucket(effect: Effect) -> None:
     _check_speedup(effect)
     if not effect.bucket:
         raise PlanningError("a bucket speedup needs the bucket it speeds up", "bucket")
+    if effect.kernels:
+        check_pattern(effect.kernels)
 
 
 def _speedup_share(draw: EffectDraw, realised: float) -> EffectDraw:
@@ -85,7 +88,7 @@ def _speedup_share(draw: EffectDraw, realised: float) -> EffectDraw:
 
 BUCKET = KindRule(
     EffectKind.BUCKET, prior_sigma=0.15, inputs=_speedup, check=_check_bucket,
-    change=lambda e, d, s, r: speed_up_bucket(s, need(e.bucket, "the bucket"), d.speedup),
+    change=lambda e, d, s, r: speed_up_bucket(s, target_of(e), d.speedup),
     calibrate=_speedup_share, headline="speedup", estimates=("speedup",), on_bucket=True)
 
 

@@ -134,6 +134,8 @@ class Profile:
 
     shares: tuple[tuple[str, float], ...]
     launches: LaunchProfile | None = None
+    # the kernels a trace or kernel table named: (name, bucket, its fraction of that bucket's time), largest first
+    kernels: tuple[tuple[str, str, float], ...] = ()
 
     @classmethod
     def of(cls, shares: dict[str, float], launches: LaunchProfile | None = None) -> Profile:
@@ -192,7 +194,8 @@ class SpecDecode:
 class Effect:
     """What an intervention does to step time.
 
-    A bucket effect divides that bucket's time by `speedup`; empty `regimes`
+    A bucket effect divides that bucket's time by `speedup` (only its `kernels`, when it names them:
+    planning/kernel_targets.py); empty `regimes`
     means every regime. A step effect divides the whole step and must name
     the regimes where it was measured or estimated; so must a time-saved
     effect, which takes `saved_ms` off each step (off `bucket` when named).
@@ -214,11 +217,14 @@ class Effect:
     gpu_ms: ThreePoint | None = None
     gpu_ms_per_seq: ThreePoint | None = None
     gpu_items: ThreePoint | None = None
+    kernels: str = ""  # bucket speedups: a pattern over the profile's kernel names, to act on their share alone
 
     def __post_init__(self) -> None:
         from tierplan.planning.effect_kinds import rule_of  # the registry imports Effect: read it once both exist
 
         rule = rule_of(self.kind)
+        if self.kernels and self.kind is not EffectKind.BUCKET:
+            raise PlanningError("only a bucket speedup can name kernels", "kernels")
         rule.check(self)
         if rule.needs_regimes and not self.regimes:
             raise PlanningError("this effect holds only where it was measured: name its regimes", "regimes")

@@ -118,7 +118,7 @@ def groups_of(candidates: list[Intervention], draws: dict[str, list[EffectDraw]]
 def _shape(effect: Effect) -> tuple[Any, ...]:
     spec = effect.spec
     if spec is None:  # the inputs it gives too: a GPU-work effect may give any of three
-        return (effect.kind, effect.bucket, tuple(sorted(three_points(effect))))
+        return (effect.kind, effect.bucket, effect.kernels, tuple(sorted(three_points(effect))))
     return (effect.kind, spec.draft_tokens, spec.per_position, spec.draft_cost is None, spec.acceptance is None)
 
 

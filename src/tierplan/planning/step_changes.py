@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from tierplan.planning.kernel_targets import PART, covers
 from tierplan.planning.model import Profile, SpecDecode, need
 from tierplan.planning.step import HOST_BUCKET, StepState, Value, maximum, start_state
 
@@ -99,8 +100,9 @@ def spec_speedup(spec: SpecDecode, acceptance: Value = None, draft_cost: Value =
 
 
 def has_bucket(state: StepState, bucket: str) -> bool:
-    """Whether a bucket effect can act on this step: a share of the profile, or the host side of its launch model."""
-    return bucket in state.buckets or (bucket == HOST_BUCKET and state.launch is not None)
+    """Whether a bucket effect can act on this step: a share of the profile (or a part split from one:
+    kernel_targets.py), or the host side of its launch model."""
+    return any(covers(bucket, b) for b in state.buckets) or (bucket == HOST_BUCKET and state.launch is not None)
 
 
 def missing_bucket(profile: Profile | None, bucket: str) -> bool:
@@ -111,10 +113,14 @@ def missing_bucket(profile: Profile | None, bucket: str) -> bool:
 def speed_up_bucket(state: StepState, bucket: str, speedup: Value) -> str | None:
     """The bucket's time divided by `speedup` (the host side of the launch model, for the host bucket)."""
     if not has_bucket(state, bucket):
+        if PART in bucket:
+            return "no kernel of the {} bucket in the profile matches {!r} (a trace or kernel table names them)".format(
+                *bucket.split(PART, 1))
         return f"the profile has no {bucket!r} bucket"
-    if bucket in state.buckets:
-        state.buckets[bucket] = state.buckets[bucket] / speedup
-    elif state.launch is not None:  # host time made faster: the host side only
+    parts = [b for b in state.buckets if covers(bucket, b)]
+    for part in parts:
+        state.buckets[part] = state.buckets[part] / speedup
+    if not parts and state.launch is not None:  # host time made faster: the host side only
         state.launch.host_cost = state.launch.host_cost / speedup
         state.launch.host_fixed = state.launch.host_fixed / speedup
     return None

@@ -15,6 +15,7 @@ from tierplan.planning.capacity import Capacity, campaign_gate_results, capacity
 from tierplan.planning.ceiling import Ceiling, StepFloor, decode_ceiling, mean_decode_context
 from tierplan.planning.gate_chances import GateChance, chances
 from tierplan.planning.gates import GateResult
+from tierplan.planning.kernel_targets import with_kernel_parts
 from tierplan.planning.projection import RegimeProjection, project_campaign
 from tierplan.planning.prototype_benchmark import sized_by_benchmarks
 from tierplan.planning.tiering import Ordering, suggest_order
@@ -85,8 +86,9 @@ def core_campaign(rows: CampaignRows) -> tuple[core.Campaign, dict[str, Ceiling]
     ceilings, floors, problem = ceilings_of(rows, campaign)
     campaign = replace(campaign, ceilings_tok_s=tuple((name, c.ceiling_tok_s) for name, c in ceilings.items()),
                        floors=tuple(floors.items()))
-    # a prototype's benchmark sizes its intervention against the regime's step and hardware model
-    return sized_by_benchmarks(campaign, to_benchmarks(rows)), ceilings, problem
+    # kernels effects name are split from their buckets first; a prototype's benchmark then sizes its intervention
+    # against the regime's step and hardware model
+    return sized_by_benchmarks(with_kernel_parts(campaign), to_benchmarks(rows)), ceilings, problem
 
 
 def analyse(rows: CampaignRows) -> Analysis:
