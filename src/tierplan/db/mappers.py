@@ -80,11 +80,12 @@ def to_core_effect(row: EffectRow, regime_names: frozenset[str], estimates: Esti
             per_position=per_position(row.acceptance_per_position),
         )
     points = {name: three(estimates, name) for name in _EFFECT_POINTS}
-    return core.Effect(kind=core.EffectKind(row.kind), bucket=row.bucket, regimes=regime_names, spec=spec, **points)
+    return core.Effect(kind=core.EffectKind(row.kind), bucket=row.bucket, regimes=regime_names, spec=spec,
+                       kernels=(row.kernels or "").strip(), **points)
 
 
-def to_core_profile(profile_row, shares) -> core.Profile | None:
-    """A stored profile with its launch counts when all the launch model needs is there."""
+def to_core_profile(profile_row, shares, kernels=()) -> core.Profile | None:
+    """A stored profile with its launch counts when all the launch model needs is there, and the kernels it named."""
     if profile_row is None or not shares:
         return None
     launches = None
@@ -93,7 +94,10 @@ def to_core_profile(profile_row, shares) -> core.Profile | None:
         launches = core.LaunchProfile(gpu_items=p.gpu_items, host_launches=p.host_launches, step_ms=p.step_ms,
                                       gpu_gap_us=p.gpu_gap_us, host_fixed_ms=p.host_fixed_ms,
                                       gap_measured=p.gap_measured)
-    return core.Profile.of({s.bucket: s.share for s in shares}, launches)
+    profile = core.Profile.of({s.bucket: s.share for s in shares}, launches)
+    if not kernels:
+        return profile
+    return dataclasses.replace(profile, kernels=tuple((k.name, k.bucket, k.fraction) for k in kernels))
 
 
 def to_core_measurements(rows: CampaignRows) -> tuple[core.Measurement, ...]:
@@ -200,6 +204,7 @@ def _regime(regime, rows: CampaignRows, measurements: tuple[core.Measurement, ..
     profile_row = rows.profiles.get(regime.id)
     shares = rows.shares.get(pk(profile_row), []) if profile_row else []
     measured = profile_row is not None and any(s.provenance in ("measured", "imported") for s in shares)
-    plain = derived(core.Regime, regime, profile=to_core_profile(profile_row, shares) if profile_row else None,
+    kernels = rows.kernels.get(pk(profile_row), []) if profile_row else []
+    plain = derived(core.Regime, regime, profile=to_core_profile(profile_row, shares, kernels) if profile_row else None,
                     profile_measured_at=profile_row.created_at if measured and profile_row else None)
     return rebased(plain, measurements)

@@ -21,6 +21,7 @@ from tierplan.db.tables import (
     ModelSpec,
     Prerequisite,
     Profile,
+    ProfileKernel,
     ProfileShare,
     PrototypeRun,
     Regime,
@@ -57,6 +58,7 @@ class CampaignRows:
     changes: list[tuple[int, int]] = field(default_factory=list)  # measured changes: (before id, after id)
     prototypes: dict[int, Profile] = field(default_factory=dict)  # intervention id -> its prototype's newest trace
     benchmarks: dict[int, PrototypeRun] = field(default_factory=dict)  # intervention id -> its prototype's newest run
+    kernels: dict[int, list[ProfileKernel]] = field(default_factory=dict)  # profile id -> the kernels it named
 
 
 def list_campaigns(session: Session) -> Sequence[Campaign]:
@@ -149,6 +151,20 @@ def prototype_runs(session: Session, *, intervention_ids: Sequence[int]) -> dict
         .order_by(col(PrototypeRun.measured_at), col(PrototypeRun.id))
     )
     return {r.intervention_id: r for r in session.exec(query).all()}
+
+
+def kernels_of(session: Session, *, profile_ids: Sequence[int]) -> dict[int, list[ProfileKernel]]:
+    """The kernels each profile's trace or kernel table named, largest share of their bucket first."""
+    result: dict[int, list[ProfileKernel]] = {pid: [] for pid in profile_ids}
+    if profile_ids:
+        query = (
+            select(ProfileKernel)
+            .where(col(ProfileKernel.profile_id).in_(profile_ids))
+            .order_by(col(ProfileKernel.id))
+        )
+        for kernel in session.exec(query).all():
+            result[kernel.profile_id].append(kernel)
+    return result
 
 
 def shares_of(session: Session, *, profile_ids: Sequence[int]) -> dict[int, list[ProfileShare]]:
@@ -268,4 +284,5 @@ def load_campaign(session: Session, *, campaign_id: int) -> CampaignRows | None:
         changes=runs.changes,
         prototypes=prototypes,
         benchmarks=prototype_runs(session, intervention_ids=ids(interventions)),
+        kernels=kernels_of(session, profile_ids=ids(profiles.values())) if any(e.kernels for e in effects) else {},
     )

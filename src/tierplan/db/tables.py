@@ -118,6 +118,19 @@ class Profile(ProfileFields, table=True):
     intervention_id: int | None = Field(default=None, foreign_key="intervention.id", ondelete="CASCADE", index=True)
 
 
+class ProfileKernel(SQLModel, table=True):
+    """A kernel a trace or kernel table named, with its bucket and its fraction of that bucket's time: what an
+    effect that targets kernels acts on (planning/kernel_targets.py). The largest KEPT_KERNELS of a profile."""
+
+    __tablename__ = "profile_kernel"
+
+    id: int | None = Field(default=None, primary_key=True)
+    profile_id: int = Field(foreign_key="profile.id", ondelete="CASCADE", index=True)
+    name: str = Field(max_length=1000)
+    bucket: str = Field(max_length=100)
+    fraction: float  # of its bucket's time in the profile
+
+
 class PrototypeRun(SQLModel, table=True):
     """The throughput a prototype of an intervention measured in one regime: its evidence, sizing its effects
     (planning/prototype_benchmark.py); never a run of the regime's own history."""

@@ -47,6 +47,7 @@ def _estimate_fields() -> dict[str, Any]:
 
 
 _ON_BUCKET = tuple(kind.value for kind, rule in KINDS.items() if rule.on_bucket)
+_KERNELS = (EffectKind.BUCKET.value,)  # a bucket speedup may act on named kernels alone (planning/kernel_targets.py)
 _SPEC = tuple(kind.value for kind, rule in KINDS.items() if rule.tokens)  # speculative decoding's own fields
 
 
@@ -59,6 +60,10 @@ class EffectHead(SQLModel):
         "Bucket", default=None, max_length=100, placeholder="attention", show_for=_ON_BUCKET,
         help="bucket speedup: the profile bucket it makes faster; time saved: the bucket it comes off "
              "(blank: the whole step)")
+    kernels: str = text(
+        "Only the kernels matching", max_length=200, placeholder="splitK|stage1", show_for=_KERNELS,
+        help="bucket speedup: a pattern over the kernel names of the regime's traced profile (RE2, case-insensitive); "
+             "the speedup then acts on their share of the bucket alone. Blank: the whole bucket")
     draft_tokens: Int | None = field("Draft length g", default=None, ge=1, show_for=_SPEC)
 
 

@@ -23,6 +23,8 @@ from tierplan.models.effects import (
 )
 from tierplan.models.fields import Options
 from tierplan.planning.effect_kinds import rule_of
+from tierplan.planning import model as core
+from tierplan.planning.kernel_targets import kernel_share
 from tierplan.planning.model import EffectKind, PlanningError, Provenance
 from tierplan.planning.step_changes import missing_bucket
 from tierplan.services.editing import Applied, Editor, _set
@@ -42,7 +44,7 @@ def _effect_options(session: Session, campaign_id: int) -> Options:
 
 def _effect_current(session: Session, row: Effect) -> dict[str, Any]:
     return {"regime_ids": repo.effect_regime_ids(session, effect_ids=[pk(row)])[pk(row)],
-            "bucket": row.bucket, **flat(repo.effect_estimates(session, effect_ids=[pk(row)])[pk(row)])}
+            "bucket": row.bucket, "kernels": row.kernels, **flat(repo.effect_estimates(session, effect_ids=[pk(row)])[pk(row)])}
 
 
 def _partial_points(values: dict[str, Any], names: tuple[str, ...]) -> dict[str, str]:
@@ -80,6 +82,8 @@ def _effect_apply(session: Session, campaign_id: int, row: Any, values: dict[str
     row.acceptance_per_position = values["acceptance_per_position"] if per_position else ""
     row.draft_tokens = values["draft_tokens"] if kind == "spec_decode" else None
     row.bucket = values["bucket"] if rule_of(EffectKind(kind)).on_bucket and values["bucket"] else None
+    # a pattern over kernel names is a bucket speedup's alone (a hidden field of another kind is not kept)
+    row.kernels = values["kernels"].strip() if kind == EffectKind.BUCKET.value else ""
     # only the inputs of this kind are kept (per-position rates replace the one acceptance rate)
     names = tuple(n for n in KIND_INPUTS[kind] if not (per_position and n == "acceptance"))
     estimates = _estimates_given(values, names)
@@ -115,6 +119,8 @@ def _effect_warnings(session: Session, campaign_id: int, effect: Effect) -> dict
     ids = {r.name: r.id for r in rows.regimes}
     regimes = [r for r in to_core(rows).regimes if not chosen or ids[r.name] in chosen]
     missing = [r for r in regimes if missing_bucket(r.profile, effect.bucket)]
+    if not missing and effect.kernels:
+        return _kernel_warnings(regimes, effect)
     if not missing:
         return {}
     where = "; ".join(f"{r.name} has no profile" if r.profile is None else
@@ -132,3 +138,19 @@ EFFECT_EDITOR = (
     Editor("effects", "effect", Effect, EffectCreate, EffectUpdate, EffectPublic, _effect_apply, _campaign_of_effect,
            options=_effect_options, current=_effect_current, warnings=_effect_warnings, label=effect_label)
 )
+
+
+def _kernel_warnings(regimes: list[core.Regime], effect: Effect) -> dict[str, str]:
+    """An effect on named kernels: the share of each regime's step they take, and where no kernel matches."""
+    target = core.Effect(EffectKind.BUCKET, bucket=effect.bucket, kernels=effect.kernels,
+                         speedup=core.ThreePoint(1, 1, 1))
+    shares = [(r, kernel_share(r.profile, target)) for r in regimes]
+    found = [f"{share:.1%} of {r.name}'s step" for r, share in shares if share > 0]
+    missing = [f"{r.name} ({why})" for r, share in shares if share <= 0 for why in (
+        "none of its kernels match" if r.profile is not None and r.profile.kernels
+        else "its profile names no kernels: import a trace or kernel table",)]
+    if not missing:
+        return {}
+    said = f"they take {', '.join(found)}; " if found else ""
+    return {"kernels": f"{said}no {effect.bucket} kernel matches {effect.kernels!r} in {'; '.join(missing)}: the "
+                       "effect changes nothing there"}

@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from tierplan.db import history, jobs, links, repo
 from tierplan.db.engine import Sessions
-from tierplan.db.tables import ImportRecord, Intervention, Profile, ProfileShare, Regime, pk
+from tierplan.db.tables import ImportRecord, Intervention, Profile, ProfileKernel, ProfileShare, Regime, pk
 from tierplan.models.errors import Conflicting, FormInvalid, NotFound
 from tierplan.models.measurements import ImportRecordOut
 from tierplan.planning import model as core
@@ -204,6 +204,8 @@ def _write_profile(session: Session, preview: Preview, record: ImportRecord, reg
     session.flush()
     session.add_all(ProfileShare(profile_id=pk(profile), bucket=b, share=s, provenance="imported")
                     for b, s in preview.shares)
+    session.add_all(ProfileKernel(profile_id=pk(profile), name=name, bucket=bucket, fraction=fraction)
+                    for name, bucket, fraction in draft.kernels)
 
 
 def _summary(preview: Preview) -> str:

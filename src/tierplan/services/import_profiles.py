@@ -21,7 +21,8 @@ from tierplan.models.errors import FormInvalid
 from tierplan.planning.metrics import STEP_METRIC, THROUGHPUT_METRIC, metric_label
 from tierplan.planning.step import GPU_GAP_PRIOR_US
 
-TOP_KERNELS = 25
+TOP_KERNELS = 25  # shown in the preview
+KEPT_KERNELS = 200  # stored with the profile, for effects that target kernels (the largest; the rest are the tail)
 
 
 @dataclass
@@ -49,6 +50,7 @@ class ProfileDraft:
     prefill_share: float | None = None  # of the trace's GPU time, what was left out as prefill and other passes
     warnings: list[str] = field(default_factory=list)  # shown, not blocking: a step time far from the regime's
     prototype_of: str = ""  # the intervention whose prototype the trace ran (its evidence, not the regime's profile)
+    kernels: list[tuple[str, str, float]] = field(default_factory=list)  # name, bucket, fraction of the bucket
 
     def passes_text(self) -> str:
         """One line for the stored profile: how the trace was split and what was kept."""
@@ -65,6 +67,7 @@ class ProfileDraft:
         data = dict(data)
         data["shares"] = [tuple(s) for s in data["shares"]]
         data["top_kernels"] = [tuple(k) for k in data["top_kernels"]]
+        data["kernels"] = [tuple(k) for k in data.get("kernels", [])]
         return cls(**data)
 
     def to_dict(self) -> dict:
@@ -108,6 +111,8 @@ def profile_draft(session: Session, campaign_id: int, infos: list[Any], options:
         regime=options.regime, shares=list(shares.items()), how=how, step_ms=step_ms, step_source=step_source,
         top_kernels=[(k.name, k.bucket, k.total_us, k.count, k.share_of_gpu) for k in bucketing.kernels[:TOP_KERNELS]],
         unmatched=bucketing.unmatched, steps=steps, devices=summary.devices,
+        kernels=[(k.name[:1000], k.bucket, k.total_us / bucketing.bucket_us[k.bucket])
+                 for k in bucketing.kernels[:KEPT_KERNELS] if bucketing.bucket_us.get(k.bucket)],
     )
     if stats is not None:
         _add_steps(draft, summary, stats, step_ms)

@@ -14,7 +14,7 @@ from sqlmodel import Session
 from tierplan.db import links, repo
 from tierplan.db.mappers import to_core_profile
 from tierplan.db.repo import CampaignRows
-from tierplan.db.tables import Profile, ProfileShare, Regime
+from tierplan.db.tables import Profile, ProfileKernel, ProfileShare, Regime
 from tierplan.importers import detect as formats
 from tierplan.importers.benchmarks import iter_results_json, parse_console
 from tierplan.importers.buckets import DEFAULT_RULES
@@ -349,7 +349,9 @@ def _profile_preview(rows: CampaignRows, infos: list[FileInfo], draft: ProfileDr
 def _core_profile(draft: ProfileDraft, now: datetime) -> core.Profile:
     row = Profile(regime_id=0, created_at=now, step_ms=draft.step_ms, gpu_items=draft.gpu_items,
                   host_launches=draft.host_launches, gpu_gap_us=draft.gpu_gap_us, gap_measured=draft.gap_measured)
-    return core.need(to_core_profile(row, [ProfileShare(profile_id=0, bucket=b, share=s) for b, s in draft.shares]),
+    kernels = [ProfileKernel(profile_id=0, name=n, bucket=b, fraction=f) for n, b, f in draft.kernels]
+    return core.need(to_core_profile(row, [ProfileShare(profile_id=0, bucket=b, share=s) for b, s in draft.shares],
+                                     kernels),
                      "the profile")
 
 

@@ -97,10 +97,11 @@ def spec_decode_text(effect: Effect, regime_names: Sequence[str] = (), floors: F
 def bucket_text(effect: Effect) -> str:
     """"attention 2.5x (2–3x) faster", or, below 1x, "attention 6.9x (6.7–7.1x) slower"."""
     speedup = need(effect.speedup, "the speedup")
+    what = f"{effect.bucket} kernels matching '{effect.kernels}'" if effect.kernels else effect.bucket
     if speedup.likely >= 1 or speedup.low <= 0:
-        return f"{effect.bucket} {three(speedup, 'x')} faster"
+        return f"{what} {three(speedup, 'x')} faster"
     slower = ThreePoint(1 / speedup.high, 1 / speedup.likely, 1 / speedup.low)
-    return f"{effect.bucket} {three(slower, 'x')} slower"
+    return f"{what} {three(slower, 'x')} slower"
 
 
 def gpu_work_text(effect: Effect) -> str:
