@@ -43,8 +43,9 @@ def test_the_demo_roadmap_matches_the_golden_file(client, demo_id):
 
 def test_every_table_of_the_demo_roadmap_parses_with_full_rows(client, demo_id):
     shapes = table_shapes(client.get(f"/campaigns/{demo_id}/roadmap.md").text)
-    # verdict, two regimes, interventions and gates of three tiers, suggested order, two what-if tables
-    assert len(shapes) == 1 + 2 + 3 * 2 + 1 + 2
+    # verdict, two regimes, the concurrency curve, interventions and gates of three tiers, suggested order, two
+    # what-if tables
+    assert len(shapes) == 1 + 2 + 1 + 3 * 2 + 1 + 2
     for rows in shapes:
         assert len(set(rows)) == 1, rows
 

@@ -72,6 +72,7 @@ def render_roadmap(plan: PlanReport, *, generated_at: datetime) -> str:
     lines += ["## Projections", ""]
     for regime in plan.regimes:
         lines += _regime_section(regime)
+    lines += _curve_section(plan)
     lines += ["## Tiers", ""]
     for tier in plan.tiers:
         lines += _tier_section(tier)
@@ -97,6 +98,15 @@ def render_roadmap(plan: PlanReport, *, generated_at: datetime) -> str:
     return "\n".join(lines)
 
 
+def _curve_section(plan: PlanReport) -> list[str]:
+    curve = plan.curve
+    if curve is None:
+        return []
+    lines = ["## Concurrency curve", "", *(f"- {inline(line)}." for line in curve.sentences), ""]
+    lines += table(curve.head, curve.rows, ["---:"] * len(curve.head))
+    return lines + ["", inline(curve.note) + ".", ""]
+
+
 def _final_text(regime: RegimeView) -> str:
     final = regime.steps[-1]
     return f"{final.tok_s_text} after {final.tier_key}" if final.tier_key else final.tok_s_text
@@ -106,7 +116,7 @@ def _regime_section(regime: RegimeView) -> list[str]:
     lines = [f"### {inline(regime.name)}", ""]
     lines.append(
         f"{inline(regime.workload_text)} ({regime.workload_provenance}). Baseline {regime.baseline_text} ({inline(regime.baseline_detail)}); "  # noqa: E501
-        f"target {regime.target_text} ({regime.target_provenance})."
+        f"target {regime.target_text} ({regime.target_provenance}; {inline(regime.target_views)})."
     )
     lines.append("")
     header = [""] + [s.label for s in regime.steps]

@@ -13,6 +13,7 @@ from tierplan.models.fields import TEXT_MAX, Input, Int, Number, UtcDatetime, ex
 from tierplan.planning.metrics import METRICS
 from tierplan.planning.model import Comparator, Provenance, Severity, Status
 from tierplan.planning.stats import Aggregation
+from tierplan.planning.targets import TargetKind
 
 EFFORT_MAX_DAYS = 10_000  # about 27 person-years: anything longer is a slip, not a plan
 
@@ -98,7 +99,14 @@ class RegimeFields(SQLModel):
     input_tokens: Int = field("Input tokens", ge=1)
     output_tokens: Int = field("Output tokens", ge=1)
     workload_provenance: Provenance = provenance("Workload comes from", Provenance.ASSUMED)
-    target_tok_s: Number = field("Target output tok/s", gt=0, le=1e8)
+    target_tok_s: Number = field(
+        "Target output tok/s", gt=0, le=1e8,
+        help="aggregate: all the regime's sequences together (a per-user target of u tok/s at concurrency c is "
+             "c x u; a TPOT of t ms is c x 1000 / t)")
+    target_kind: TargetKind = field(
+        "The team states it as", default=TargetKind.AGGREGATE, sa_type=AutoString,
+        labels={"aggregate": "aggregate tok/s", "per_user": "tok/s per user", "tpot": "TPOT (ms per token)"},
+        help="what stays fixed when the concurrency changes: the aggregate, or each user's speed")
     target_provenance: Provenance = provenance("Target comes from", Provenance.ASSUMED)
     position: Int = field("Position", default=0, ge=0, help="order on the plan page")
     notes: str = text("Notes", widget="textarea")

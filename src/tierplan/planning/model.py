@@ -8,6 +8,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
+from tierplan.planning.targets import TargetKind
 from tierplan.planning.stats import Aggregation
 
 SHARE_TOLERANCE = 1e-6
@@ -289,6 +290,7 @@ class Regime:
     step_ms: float | None = None
     step_source: str = ""
     profile_measured_at: datetime | None = None  # when its profile was measured (a trace, a measured split)
+    target_kind: TargetKind = TargetKind.AGGREGATE  # how the team states the target (targets.py)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from tierplan.planning.achievable import Achievable, achievable
 from tierplan.planning.calibration import CalibrationSummary, calibrate
 from tierplan.planning.capacity import Capacity, campaign_gate_results, capacity, load_points, projected_capacities
 from tierplan.planning.ceiling import Ceiling, StepFloor, decode_ceiling, mean_decode_context
+from tierplan.planning.concurrency_curve import ConcurrencyCurve, concurrency_curve
 from tierplan.planning.gate_chances import GateChance, chances
 from tierplan.planning.gates import GateResult
 from tierplan.planning.kernel_targets import with_kernel_parts
@@ -39,6 +40,7 @@ class Analysis:
     capacity: Capacity | None = None  # at the SLOs, as measured (None: no SLO)
     tier_capacities: tuple[Capacity, ...] = ()  # after each tier
     achievable: dict[str, Achievable] = field(default_factory=dict)  # regime -> its achievable ceiling and why
+    curve: ConcurrencyCurve | None = None  # the campaign's concurrency curve (None: no specs)
 
 
 def ceilings_of(rows: CampaignRows, campaign: core.Campaign) -> tuple[dict[str, Ceiling], dict[str, StepFloor], str | None]:
@@ -116,6 +118,7 @@ def analyse(rows: CampaignRows) -> Analysis:
         gate_chances=chances(campaign, simulation),
         achievable=achievable(campaign, {name: c.ceiling_tok_s for name, c in ceilings.items()},
                               {p.regime: p.baseline.step_ms for p in projections}),
+        curve=concurrency_curve(campaign.regimes, dict(campaign.floors), projections),
         **_capacities(campaign, projections),
     )
 

@@ -12,6 +12,7 @@ from tierplan.planning.gates import GateResult, tier_validated
 from tierplan.planning.model import Effect
 from tierplan.planning.projection import RegimeProjection, Step
 from tierplan.planning.prototype_benchmark import Fit
+from tierplan.views.curve import CurveView, curve_view, target_note
 from tierplan.planning.uncertainty import TierDistribution
 from tierplan.services.analysis import Analysis
 from tierplan.services.plan import Plan
@@ -86,6 +87,7 @@ class RegimeView:
     target_tok_s: float
     target_text: str
     target_provenance: str
+    target_views: str  # the aggregate target read per user and as TPOT, and how the team states it
     baseline_text: str
     baseline_detail: str  # date, provenance, source
     steps: list[StepView]
@@ -168,6 +170,7 @@ class PlanReport:
     analysis: Analysis | None = None
     summary: list[RegimeSummary] = field(default_factory=list)
     next_gate: NextGate | None = None
+    curve: CurveView | None = None
 
 
 def plan_view(plan: Plan, ranked: bool = False) -> PlanReport:
@@ -236,6 +239,7 @@ def plan_view(plan: Plan, ranked: bool = False) -> PlanReport:
         analysis=analysis,
         summary=[regime_summary(r) for r in regimes],
         next_gate=next_gate(tiers),
+        curve=curve_view(analysis.curve, analysis.campaign.regimes),
     )
 
 
@@ -295,6 +299,7 @@ def _regime_view(regime: RegimePublic, projection: RegimeProjection, record: Pla
         workload_provenance=regime.workload_provenance,
         target_tok_s=regime.target_tok_s,
         target_text=fmt.tok_s(regime.target_tok_s),
+        target_views=target_note(regime),
         target_provenance=regime.target_provenance,
         baseline_text=fmt.tok_s(baseline.value if baseline else None),
         baseline_detail=(

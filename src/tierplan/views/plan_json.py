@@ -6,7 +6,9 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from tierplan.planning.concurrency_curve import ConcurrencyCurve
 from tierplan.planning.projection import Step
+from tierplan.planning.targets import views
 from tierplan.planning.uncertainty import EffortDistribution, TierDistribution
 from tierplan.services.plan import Plan
 from tierplan.text import formatting as fmt
@@ -49,7 +51,10 @@ class RegimePlan(BaseModel):
     includes: list[str] = Field(description="interventions the baseline was measured with: not applied again")
     step_ms: float | None = Field(description="the baseline's step time")
     step_source: str = Field(description="where the step time comes from: a mean TPOT, or concurrency / throughput")
-    target_tok_s: float
+    target_tok_s: float = Field(description="the aggregate output tok/s the plan is judged against")
+    target_kind: str = Field(description="how the team states it: aggregate, per_user or tpot")
+    target_per_user_tok_s: float = Field(description="the target as each user sees it: aggregate / concurrency")
+    target_tpot_ms: float = Field(description="the target as a time per output token: 1000 / per-user tok/s")
     ceiling_tok_s: float | None
     ceiling_bound: str | None
     achievable_tok_s: float | None = Field(
@@ -76,6 +81,28 @@ class OrderPick(BaseModel):
     suggested_tier: str
 
 
+class CurveReach(BaseModel):
+    regime: str
+    within_ceiling_from: int | None = Field(description="the smallest concurrency whose ceiling holds the target")
+    plan_reaches_from: int | None = Field(description=(
+        "the smallest concurrency where the plan's last tier holds it (None: nowhere the regimes span)"))
+    best_share: float = Field(description="the last tier's projection over the target where it comes closest")
+    best_at: int
+
+
+class CurvePoint(BaseModel):
+    concurrency: int
+    ceiling_tok_s: float
+    tok_s: dict[str, float | None] = Field(description="baseline and each tier (None beyond the regimes)")
+    how: dict[str, str] = Field(description="measured, projected or interpolated, by stage")
+
+
+class CurveOut(BaseModel):
+    kv_fit_concurrency: int = Field(description="the most sequences whose KV cache fits beside the weights")
+    points: list[CurvePoint]
+    reaches: list[CurveReach]
+
+
 class PlanOut(BaseModel):
     campaign_id: int
     name: str
@@ -86,6 +113,7 @@ class PlanOut(BaseModel):
     suggested_order: list[OrderPick]
     calibration_bias: float | None
     calibration_applied: bool
+    concurrency_curve: CurveOut | None = None
 
 
 def _tier_projection(s: Step, spread: TierDistribution, effort: EffortDistribution) -> TierProjection:
@@ -122,6 +150,9 @@ def plan_out(plan: Plan) -> PlanOut:
                     f"concurrency {core_regime.concurrency} over the baseline throughput" if core_regime.baseline_tok_s
                     else ""),
                 target_tok_s=projection.target_tok_s,
+                target_kind=core_regime.target_kind.value,
+                target_per_user_tok_s=views(projection.target_tok_s, core_regime.concurrency).per_user_tok_s,
+                target_tpot_ms=views(projection.target_tok_s, core_regime.concurrency).tpot_ms,
                 ceiling_tok_s=projection.ceiling_tok_s,
                 ceiling_bound=ceiling.bound if ceiling else None,
                 achievable_tok_s=reached.ceiling_tok_s if reached else None,
@@ -148,4 +179,18 @@ def plan_out(plan: Plan) -> PlanOut:
         campaign_id=plan.campaign_id, name=plan.name, seed=analysis.simulation.seed,
         samples=analysis.simulation.samples, regimes=regimes, gates=gates, suggested_order=order,
         calibration_bias=analysis.calibration.bias, calibration_applied=analysis.calibration_applied,
+        concurrency_curve=_curve_out(analysis.curve),
     )
+
+
+def _curve_out(curve: ConcurrencyCurve | None) -> CurveOut | None:
+    if curve is None:
+        return None
+    points = [CurvePoint(concurrency=c, ceiling_tok_s=curve.ceiling_tok_s[n],
+                         tok_s={s.stage: s.tok_s[n] for s in curve.stages},
+                         how={s.stage: s.how[n] for s in curve.stages if s.how[n]})
+              for n, c in enumerate(curve.concurrencies)]
+    reaches = [CurveReach(regime=r.regime, within_ceiling_from=r.within_ceiling_from,
+                          plan_reaches_from=r.plan_reaches_from, best_share=r.best_share, best_at=r.best_at)
+               for r in curve.reaches]
+    return CurveOut(kv_fit_concurrency=curve.kv_fit, points=points, reaches=reaches)
