@@ -8,7 +8,7 @@ and foreign keys follow, so a campaign exported, restored and exported again giv
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from sqlmodel import Session, SQLModel, col, select
@@ -30,7 +30,9 @@ from tierplan.db.tables import (
     ModelSpec,
     Prerequisite,
     Profile,
+    ProfileKernel,
     ProfileShare,
+    PrototypeRun,
     Regime,
     Slo,
     Tier,
@@ -59,6 +61,8 @@ TABLES: tuple[tuple[type[SQLModel], str], ...] = (
     (MeasurementInclude, "measurement_id"),
     (Profile, "regime_id"),
     (ProfileShare, "profile_id"),
+    (ProfileKernel, "profile_id"),
+    (PrototypeRun, "intervention_id"),
     (KernelRule, "campaign_id"),
     (Slo, "campaign_id"),
     (PlanSnapshot, "campaign_id"),
@@ -138,7 +142,7 @@ def dump_campaign(session: Session, *, campaign_id: int) -> dict[str, Any]:
                     value = new_ids[name][value]
                 elif column.name in refs and value is not None:
                     value = new_ids[refs[column.name]][value]
-                values[column.name] = value.isoformat() if isinstance(value, datetime) else value
+                values[column.name] = value.isoformat() if isinstance(value, date) else value  # datetimes too
             out.append(values)
         tables[name] = out
     return {"format": FORMAT, "version": FORMAT_VERSION, "tables": tables}
@@ -206,9 +210,9 @@ def load_campaign(session: Session, *, document: Any) -> Campaign:
                     if value not in new_ids.get(refs[column.name], {}):
                         raise BadDocument(f"{where}: {column.name} {value} names no {refs[column.name]} row before it")
                     value = new_ids[refs[column.name]][value]
-                elif _kind(column) is datetime and isinstance(value, str):
+                elif _kind(column) in (datetime, date) and isinstance(value, str):
                     try:
-                        value = datetime.fromisoformat(value)
+                        value = (datetime if _kind(column) is datetime else date).fromisoformat(value)
                     except ValueError:
                         raise BadDocument(f"{where}: {column.name} {value!r} is not a date and time") from None
                 elif value is not None and not _fits(column, value):

@@ -17,8 +17,8 @@ from tierplan.db.tables import HardwareSpec, ModelSpec, pk
 from tierplan.planning import ceiling as ceilings
 from tierplan.planning import model as core
 from tierplan.planning import prototype
-from tierplan.planning.prototype_benchmark import Benchmark
 from tierplan.planning.baselines import rebased
+from tierplan.planning.prototype_benchmark import Benchmark
 
 T = TypeVar("T")
 

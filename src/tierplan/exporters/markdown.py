@@ -206,7 +206,8 @@ def _tier_section(tier: TierView) -> list[str]:
         lines += table(
             ["Key", "Intervention", "Status", "Effort (days)", "Effects"],
             [
-                [i.key, i.title, i.status, f"{i.effort_text} ({i.effort_provenance})",
+                [i.key, i.title, i.status,
+                 f"{i.effort_text} ({i.effort_provenance})" + (f", by {inline(i.assignee)}" if i.assignee else ""),
                  "\n".join([*(f"{text} ({how})" if how else text for text, how in i.evidence),
                             *(f"{'entered: ' if i.evidence else ''}{text} ({prov})" for _, text, prov in i.effects)])
                  or "none entered"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from pydantic import BaseModel
@@ -145,6 +146,8 @@ TierUpdate = update_model(TierCreate, "TierUpdate", {"started_at": "2026-11-16T0
 
 class TierPublic(TierCreate, Versioned):
     id: int
+    first_done_p50: date | None = PydanticField(None, description="the P50 done date of the tier's first schedule")
+    first_done_p90: date | None = PydanticField(None, description="its P90 done date")
 
 
 class InterventionFields(SQLModel):
@@ -158,6 +161,8 @@ class InterventionFields(SQLModel):
     effort_high_days: Number = field("Effort high (days)", ge=0, le=EFFORT_MAX_DAYS)
     effort_provenance: Provenance = provenance("Effort comes from", Provenance.ASSUMED)
     position: Int = field("Order in its tier", default=0, ge=0)
+    assignee: str = text("Done by", max_length=100, placeholder="Ann",
+                         help="who does it: their work is done one after the other; blank: whoever is free first")
     started_at: UtcDatetime | None = field("Started at (UTC)", default=None)
     landed_at: UtcDatetime | None = field(
         "Landed at (UTC)", default=None,

@@ -8,8 +8,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
-from tierplan.planning.targets import TargetKind
 from tierplan.planning.stats import Aggregation
+from tierplan.planning.targets import TargetKind
 
 SHARE_TOLERANCE = 1e-6
 OTHER_BUCKET = "other"
@@ -247,6 +247,7 @@ class Intervention:
     landed_at: datetime | None = None
     evidence: Any = None  # prototype.Evidence (effects derived from a prototype's trace) or prototype_benchmark.Fit
     realised: float | None = None  # the share of its effects' log-gain a prototype's benchmark realised (calibration's)
+    assignee: str = ""  # who does it ("": whoever is free; schedule.py)
 
     @property
     def entered(self) -> tuple[Effect, ...]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass, replace
 
 from tierplan.planning.effects import apply_effect, calibrated, point_draw
@@ -118,11 +119,9 @@ def sized_by_benchmarks(campaign: Campaign, benchmarks: Mapping[str, Benchmark])
         found = benchmarks.get(intervention.key)
         if found is not None and intervention.evidence is None and found.regime in regimes:
             regime = regimes[found.regime]
-            try:
+            with suppress(PlanningError):  # benchmark_problem says why; the import refused it then
                 intervention = with_benchmark(intervention, regime, context_of(regime, campaign), found.tok_s,
                                               found.source)
-            except PlanningError:
-                pass  # benchmark_problem says why; the import refused it then
         planned.append(intervention)
     return replace(campaign, interventions=tuple(planned))
 

@@ -133,7 +133,8 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
     spreads: dict[str, list[TierDistribution]] = {r.name: [] for r in campaign.regimes}
     effort_total = np.zeros(samples)
     efforts = []
-    team = Schedule(campaign.team_size, samples)
+    team = Schedule(campaign.team_size, samples, tuple(i.assignee for _, members in plan_order(campaign)
+                                                        for i in members if i.status is not Status.REJECTED))
     for tier, interventions in plan_order(campaign):
         tier_done = np.zeros(samples)
         for intervention in interventions:

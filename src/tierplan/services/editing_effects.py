@@ -22,8 +22,8 @@ from tierplan.models.effects import (
     point_name,
 )
 from tierplan.models.fields import Options
-from tierplan.planning.effect_kinds import rule_of
 from tierplan.planning import model as core
+from tierplan.planning.effect_kinds import rule_of
 from tierplan.planning.kernel_targets import kernel_share
 from tierplan.planning.model import EffectKind, PlanningError, Provenance
 from tierplan.planning.step_changes import missing_bucket

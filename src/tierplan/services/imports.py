@@ -256,8 +256,8 @@ def _measurement_preview(session: Session, rows: CampaignRows, infos: list[FileI
                          "choose the regime it ran in")
         lines, refused = prototype_run_consequences(campaign, options.prototype_of, newest(prototype_rows))
         preview.consequences += lines
-        for problem in refused:
-            problems.add(problem)
+        for refusal in refused:
+            problems.add(refusal)
     elif preview.measurement_count:
         preview.consequences += measurement_consequences(campaign, list(kept.runs()))
     preview.series = [asdict(s) for s in series.values()]

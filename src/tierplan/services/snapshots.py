@@ -23,6 +23,8 @@ from tierplan.db.engine import Sessions
 from tierplan.db.snapshot_tables import PlanSnapshot
 from tierplan.models.errors import Conflicting, NotFound
 from tierplan.planning.metrics import metric_label
+from tierplan.planning.model import Status
+from tierplan.planning.schedule import schedule_start, working_day
 from tierplan.services.analysis import Analysis, analyse
 from tierplan.text import formatting as fmt
 
@@ -176,9 +178,27 @@ def settle(sessions: Sessions, campaign_id: int, analysis: Analysis | None = Non
         text = _encode(figures_of(analysis))
         with sessions.writer() as writer:
             snapshots.fill_pending(writer, campaign_id=campaign_id, figures=text, upto=upto)
+            keep_first_schedule(writer, campaign_id, analysis)
             writer.commit()
     except Exception as exc:
         log.warning("the figures of campaign %s's newest changes are not written yet: %s", campaign_id, exc)
+
+
+def keep_first_schedule(session: Session, campaign_id: int, analysis: Analysis) -> None:
+    """The first schedule of each tier that has work and none yet: its P50 and P90 done dates as the plan stands
+    (slips are shown against them)."""
+    tiers = repo.tiers_of(session, campaign_id=campaign_id)
+    with_work = {i.tier_key for i in analysis.campaign.interventions if i.status is not Status.REJECTED}
+    unset = [t for t in tiers if t.first_done_p50 is None and t.key in with_work]
+    campaign = repo.get_campaign(session, campaign_id=campaign_id)
+    if not unset or campaign is None:
+        return
+    start = schedule_start((t.started_at for t in tiers), campaign.created_at)
+    efforts = {e.tier_key: e for e in analysis.simulation.efforts}
+    for tier in unset:
+        if tier.key in efforts:
+            tier.first_done_p50 = working_day(start, efforts[tier.key].done_p50_days)
+            tier.first_done_p90 = working_day(start, efforts[tier.key].done_p90_days)
 
 
 def measurement_cause(metric: str, value: float, unit: str, regime: str, kind: str = "baseline") -> str:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup, escape
 
+from tierplan.models.plan_rows import RegimePublic
 from tierplan.planning.concurrency_curve import ConcurrencyCurve, Reach
 from tierplan.planning.model import Regime
 from tierplan.planning.targets import TargetKind, views
@@ -27,7 +28,7 @@ class CurveView:
     note: str = ""
 
 
-def target_text(regime: Regime) -> str:
+def target_text(regime: Regime | RegimePublic) -> str:
     """"1,000 tok/s aggregate (62.5 tok/s per user, TPOT 16 ms at concurrency 16)", the team's own statement first."""
     seen = views(regime.target_tok_s, regime.concurrency)
     parts = {TargetKind.AGGREGATE: f"{fmt.tok_s(seen.aggregate_tok_s)} aggregate",
@@ -37,7 +38,7 @@ def target_text(regime: Regime) -> str:
     return f"{first} ({', '.join(parts.values())} at concurrency {regime.concurrency})"
 
 
-def target_note(regime: Regime) -> str:
+def target_note(regime: Regime | RegimePublic) -> str:
     """What an aggregate target reads as per user: "aggregate: 62.5 tok/s per user, TPOT 16 ms at concurrency 16;
     stated per user"."""
     seen = views(regime.target_tok_s, regime.concurrency)
@@ -105,7 +106,7 @@ def curve_chart(curve: ConcurrencyCurve, asks: list[tuple[str, tuple[float, ...]
     """Throughput against concurrency, both on log axes: ceiling, baseline, the last tier and each target (`asks`:
     its line label and what it asks at each concurrency)."""
     cs = curve.concurrencies
-    lines = [("ceiling", curve.ceiling_tok_s, "ceiling")]
+    lines: list[tuple[str, tuple[float | None, ...], str]] = [("ceiling", curve.ceiling_tok_s, "ceiling")]
     shown = [curve.stages[0], curve.stages[-1]] if len(curve.stages) > 1 else [curve.stages[0]]
     lines += [(f"after {s.stage}" if s.stage != "baseline" else "baseline", s.tok_s, "stage") for s in shown]
     lines += [(label, a, "target") for label, a in asks]

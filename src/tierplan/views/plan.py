@@ -12,7 +12,6 @@ from tierplan.planning.gates import GateResult, tier_validated
 from tierplan.planning.model import Effect
 from tierplan.planning.projection import RegimeProjection, Step
 from tierplan.planning.prototype_benchmark import Fit
-from tierplan.views.curve import CurveView, curve_view, target_note
 from tierplan.planning.uncertainty import TierDistribution
 from tierplan.services.analysis import Analysis
 from tierplan.services.plan import Plan
@@ -21,6 +20,7 @@ from tierplan.text import formatting as fmt
 from tierplan.views.assumptions import assumptions, ranked_assumptions
 from tierplan.views.capacity import CapacityView, capacity_view
 from tierplan.views.charts import TierPoint, projection_chart
+from tierplan.views.curve import CurveView, curve_view, target_note
 from tierplan.views.extras import (
     CalibrationView,
     OrderingView,
@@ -47,6 +47,7 @@ from tierplan.views.texts import (
     schedule_text,
     step_text,
     takes_text,
+    team_of,
 )
 
 
@@ -127,6 +128,7 @@ class InterventionView:
     evidence: list[tuple[str, str]] = field(default_factory=list)  # a prototype's trace, then each derived effect
     evidence_untraced: str = ""  # the regimes where the estimates entered still hold beside that evidence
     evidence_sized: bool = False  # a prototype's benchmark sized the estimates entered (they are still planned)
+    assignee: str = ""  # who does it ("": whoever is free)
 
 
 @dataclass
@@ -186,6 +188,7 @@ def plan_view(plan: Plan, ranked: bool = False) -> PlanReport:
     core_effects = _core_effects(record, analysis)
     interventions = {i.id: _intervention_view(i, record, analysis, core_effects) for i in record.interventions}
     efforts = {e.tier_key: e for e in analysis.simulation.efforts}
+    team = team_of(record)
     tiers = []
     for tier in record.tiers:
         members = [interventions[i.id] for i in record.interventions if i.tier_id == tier.id]
@@ -208,7 +211,7 @@ def plan_view(plan: Plan, ranked: bool = False) -> PlanReport:
                     f"{fmt.number(efforts[tier.key].p50_days, 'd')} P50, "
                     f"{fmt.number(efforts[tier.key].p90_days, 'd')} P90 cumulative"
                 ),
-                schedule_text=schedule_text(efforts[tier.key], record.campaign.team_size, plan_start(record)),
+                schedule_text=schedule_text(efforts[tier.key], team, plan_start(record), tier.first_done_p50),
             )
         )
     c = record.campaign
@@ -355,6 +358,7 @@ def _intervention_view(intervention: InterventionPublic, record: PlanRecord, ana
         evidence=evidence_lines(core, analysis),
         evidence_untraced=", ".join(getattr(core.evidence, "untraced", ())),
         evidence_sized=isinstance(core.evidence, Fit),
+        assignee=i.assignee,
     )
 
 

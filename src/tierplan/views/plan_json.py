@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 from pydantic import BaseModel, Field
 
 from tierplan.planning.concurrency_curve import ConcurrencyCurve
 from tierplan.planning.projection import Step
+from tierplan.planning.schedule import working_day, working_days_between
 from tierplan.planning.targets import views
 from tierplan.planning.uncertainty import EffortDistribution, TierDistribution
 from tierplan.services.plan import Plan
 from tierplan.text import formatting as fmt
 from tierplan.views.gates import GateOut, gate_out
-from tierplan.views.texts import gap_text, takes_text
+from tierplan.views.texts import gap_text, plan_start, takes_text, team_of
 
 
 class TierProjection(BaseModel):
@@ -103,6 +104,15 @@ class CurveOut(BaseModel):
     reaches: list[CurveReach]
 
 
+class TierSchedule(BaseModel):
+    tier: str
+    done_p50: date = Field(description="P50 of the day the team is done with the tier (working days, prerequisites first)")
+    done_p90: date
+    first_done_p50: date | None = Field(description="the P50 done date of the tier's first schedule")
+    first_done_p90: date | None
+    slip_working_days: int | None = Field(description="P50 now against the first schedule's (negative: earlier)")
+
+
 class PlanOut(BaseModel):
     campaign_id: int
     name: str
@@ -114,6 +124,8 @@ class PlanOut(BaseModel):
     calibration_bias: float | None
     calibration_applied: bool
     concurrency_curve: CurveOut | None = None
+    team: int = Field(default=1, description="the people the schedule has: the team size, or more names assigned")
+    schedule: list[TierSchedule] = Field(default_factory=list)
 
 
 def _tier_projection(s: Step, spread: TierDistribution, effort: EffortDistribution) -> TierProjection:
@@ -180,7 +192,24 @@ def plan_out(plan: Plan) -> PlanOut:
         samples=analysis.simulation.samples, regimes=regimes, gates=gates, suggested_order=order,
         calibration_bias=analysis.calibration.bias, calibration_applied=analysis.calibration_applied,
         concurrency_curve=_curve_out(analysis.curve),
+        team=team_of(plan.record), schedule=_schedule(plan),
     )
+
+
+def _schedule(plan: Plan) -> list[TierSchedule]:
+    start = plan_start(plan.record)
+    efforts = {e.tier_key: e for e in plan.analysis.simulation.efforts}
+    out = []
+    for tier in plan.record.tiers:
+        effort = efforts.get(tier.key)
+        if effort is None:
+            continue
+        p50 = working_day(start, effort.done_p50_days)
+        first = tier.first_done_p50
+        out.append(TierSchedule(tier=tier.key, done_p50=p50, done_p90=working_day(start, effort.done_p90_days),
+                                first_done_p50=first, first_done_p90=tier.first_done_p90,
+                                slip_working_days=working_days_between(first, p50) if first else None))
+    return out
 
 
 def _curve_out(curve: ConcurrencyCurve | None) -> CurveOut | None:

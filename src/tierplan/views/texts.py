@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from datetime import datetime
-
-import numpy as np
+from datetime import date
 
 from tierplan.models.effects import ProfilePublic
 from tierplan.models.measurements import MeasurementPublic
@@ -15,6 +12,7 @@ from tierplan.planning.metrics import THROUGHPUT_METRIC
 from tierplan.planning.model import Campaign, Effect, Intervention, Regime, need
 from tierplan.planning.projection import RegimeProjection, Step, baseline_step_ms
 from tierplan.planning.prototype_benchmark import Fit
+from tierplan.planning.schedule import schedule_start, working_day, working_days_between
 from tierplan.planning.spec_break_even import break_even
 from tierplan.planning.step import host_cost_us, start_state
 from tierplan.planning.step_changes import spec_tokens
@@ -166,15 +164,29 @@ def evidence_lines(intervention: Intervention, analysis: Analysis) -> list[tuple
                            "measured" if evidence.regime in e.regimes else "carried over") for e in derived)]
 
 
-def plan_start(record: PlanRecord) -> datetime:
+def plan_start(record: PlanRecord) -> date:
     """When the schedule starts: the first tier's start, else the campaign's creation."""
-    started = [t.started_at for t in record.tiers if t.started_at is not None]
-    return min(started) if started else record.campaign.created_at
+    return schedule_start((t.started_at for t in record.tiers), record.campaign.created_at)
 
 
-def schedule_text(effort: EffortDistribution, team_size: int, start: datetime) -> str:
-    """"done 2026-12-14 P50, 2026-12-22 P90 with 2 people" (working days from the plan's start, weekends skipped)."""
+def team_of(record: PlanRecord) -> int:
+    """The people the schedule has: the team size, or as many as the work names when more (planning/schedule.py)."""
+    named = {i.assignee for i in record.interventions if i.assignee and i.status != "rejected"}
+    return max(record.campaign.team_size, len(named))
+
+
+def schedule_text(effort: EffortDistribution, team_size: int, start: date, first_p50: date | None = None) -> str:
+    """"done 2026-12-14 P50, 2026-12-22 P90 with 2 people" (working days from the plan's start, weekends skipped),
+    and, where the tier's first schedule said otherwise, how far it slipped: "; first scheduled 2026-12-10 P50: 2
+    working days later"."""
     def day(days: float) -> str:
-        return str(np.busday_offset(np.datetime64(start.date(), "D"), math.ceil(days - 1e-9), roll="forward"))
+        return working_day(start, days).isoformat()
     people = f"{team_size} {'person' if team_size == 1 else 'people'}"
-    return f"done {day(effort.done_p50_days)} P50, {day(effort.done_p90_days)} P90 with {people}"
+    text = f"done {day(effort.done_p50_days)} P50, {day(effort.done_p90_days)} P90 with {people}"
+    now = working_day(start, effort.done_p50_days)
+    if first_p50 is None or first_p50 == now:
+        return text
+    moved = working_days_between(first_p50, now)
+    slip = (f"{abs(moved)} working day{'s' if abs(moved) != 1 else ''} {'later' if moved > 0 else 'earlier'}"
+            if moved else "the same working day")
+    return f"{text}; first scheduled {first_p50.isoformat()} P50: {slip}"
