@@ -74,9 +74,10 @@ def _nearest(regimes: Sequence[Regime], concurrency: int) -> Regime:
 def _stage(anchors: Sequence[tuple[int, float]], grid: Sequence[int], ceilings: Sequence[float],
            ceiling_at: Mapping[int, float], own: str) -> tuple[tuple[float | None, ...], tuple[str, ...]]:
     """A stage's throughput along the grid from its values at the anchors' concurrencies (see the module)."""
-    if not anchors:
+    ratios = [(c, v / ceiling_at[c]) for c, v in anchors]
+    points = sorted((c, math.log(r)) for c, r in ratios if 0 < r < math.inf)  # a stored 5e-324 is no anchor
+    if not points:
         return tuple(None for _ in grid), tuple("" for _ in grid)
-    points = sorted((c, math.log(v / ceiling_at[c])) for c, v in anchors)
     values: list[float | None] = []
     hows: list[str] = []
     for c, ceiling in zip(grid, ceilings, strict=True):
@@ -115,6 +116,8 @@ def concurrency_curve(regimes: Sequence[Regime], floors: Mapping[str, StepFloor]
         return float(StepFloor(near.gpu, near.model, c, near.context_tokens).ceiling_tok_s(1.0, 1))
 
     ceilings = tuple(ceiling(c) for c in grid)
+    if not all(0 < c < math.inf for c in ceilings):  # specs stored outside their bounds: no curve
+        return None
     at = dict(zip(grid, ceilings, strict=True)) | {r.concurrency: ceiling(r.concurrency) for r in placed}
     by_name = {p.regime: p for p in projections}
     order = ["baseline", *dict.fromkeys(s.tier_key for p in projections for s in p.steps if s.tier_key)]
