@@ -3,7 +3,8 @@
 For each case of bench/fidelity_cases.json prints projected P10 / P50 / P90 against the measured value,
 the error of P50 and whether the measured value lies inside P10-P90. Trace cases import the 'before'
 trace as tierplan does (decode steps only, launch counts, shares of the measured step); record cases
-import a benchmark result as the regime's baseline.
+import a benchmark result as the regime's baseline; prototype cases plan a change from a prototype's trace, or from
+its benchmark (step time only) sizing the estimates entered, at one batch and compare at another.
 
     python bench/fidelity.py [--samples N] [--seed S]
 """
@@ -26,6 +27,7 @@ from tierplan.planning import model as core
 from tierplan.planning.ceiling import GpuSpec, ModelSpec, StepFloor
 from tierplan.planning.projection import project_regime
 from tierplan.planning.prototype import with_evidence
+from tierplan.planning.prototype_benchmark import Benchmark, sized_by_benchmarks
 from tierplan.planning.step import GPU_GAP_PRIOR_US
 from tierplan.planning.step_changes import spec_expected_tokens
 from tierplan.planning.uncertainty import simulate
@@ -80,6 +82,24 @@ def prototype_case(case: dict) -> tuple[core.Regime, core.Campaign]:
     return regime, core.Campaign((measured, regime), (core.Tier("A", "A", 0),), (planned,))
 
 
+def benchmark_case(case: dict) -> tuple[core.Regime, core.Campaign]:
+    """A prototype benchmarked at one regime (its step time before and after, no trace of it) sizes the effects
+    entered, carried to another regime: the target regime and the campaign as the app would plan it."""
+    proto, target = case["benchmark_prototype"], case["target"]
+    measured = core.Regime("measured", proto["concurrency"], 1e12,
+                           baseline_tok_s=proto["concurrency"] * 1000 / proto["before_step_ms"],
+                           profile=trace_profile(proto["trace"], proto["before_step_ms"]),
+                           step_ms=proto["before_step_ms"])
+    regime = core.Regime("case", target["concurrency"], 1e12,
+                         baseline_tok_s=target["concurrency"] * 1000 / target["step_ms"],
+                         profile=trace_profile(target["trace"], target["step_ms"]), step_ms=target["step_ms"])
+    entered = core.Intervention("PROTO", "prototype", core.ThreePoint(1, 1, 1), tier_key="A",
+                                effects=tuple(effect_of(e) for e in case["interventions"]))
+    campaign = core.Campaign((measured, regime), (core.Tier("A", "A", 0),), (entered,))
+    benchmark = Benchmark("measured", proto["concurrency"] * 1000 / proto["after_step_ms"], proto["source"])
+    return regime, sized_by_benchmarks(campaign, {"PROTO": benchmark})
+
+
 def trace_regime(case: dict) -> core.Regime:
     with open(ROOT / case["trace"], "rb") as handle:
         summary = parse_trace(handle, case["trace"])
@@ -123,8 +143,8 @@ def fit_case(case: dict) -> tuple[core.Regime, StepFloor, float]:
 
 def replay(case: dict, samples: int, seed: int) -> dict:
     floors: tuple = ()
-    if "prototype" in case:
-        regime, campaign = prototype_case(case)
+    if "prototype" in case or "benchmark_prototype" in case:
+        regime, campaign = prototype_case(case) if "prototype" in case else benchmark_case(case)
         return _compare(case, regime, campaign, samples, seed)
     if "fit" in case:
         regime, floor, fitted_tok_s = fit_case(case)

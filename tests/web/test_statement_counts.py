@@ -57,9 +57,10 @@ def test_a_measurement_post_reads_the_campaign_before_and_after_its_write_and_no
     # the campaign before the write (the checks, the blocks as they were) and after it (the plan it left, once:
     # the blocks it moved and the figures of its snapshot, the newest of which it reads first); in the write,
     # the series and measured changes the run joins (the newest run of each state, for those, and the revision
-    # that stamps them), after the campaign's row is locked (writers of one campaign one at a time); and whether any
-    # user exists (a change needs a login then)
-    assert total == 54 and reads["user_account"] == 1
+    # that stamps them), after the campaign's row is locked (writers of one campaign one at a time); whether any
+    # user exists (a change needs a login then); and, with the snapshot's figures, whether a tier has no first
+    # schedule yet
+    assert total == 55 and reads["user_account"] == 1
     assert reads == PLAN_READS + PLAN_READS + Counter({"measurement_series": 1, "measured_change": 1, "measurement": 1,
                                                        "plan_revision": 1, "plan_snapshot": 1, "user_account": 1,
-                                                       "campaign": 1}), reads
+                                                       "campaign": 1, "tier": 1}), reads

@@ -6,7 +6,7 @@ bounds, label, help, column options); the table adds only its keys, its version 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date, datetime
+from datetime import datetime
 
 from sqlalchemy import CheckConstraint, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
@@ -20,6 +20,7 @@ from tierplan.models.plan_rows import (
     RegimeFields,
     SloFields,
     TierFields,
+    TierFirstSchedule,
 )
 from tierplan.models.specs import HardwareSpecFields, ModelSpecFields
 
@@ -161,16 +162,13 @@ class ProfileShare(SQLModel, table=True):
     provenance: str = "assumed"
 
 
-class Tier(TierFields, table=True):
+class Tier(TierFields, TierFirstSchedule, table=True):
     __tablename__ = "tier"
     __table_args__ = (UniqueConstraint("campaign_id", "key", name="uq_tier_campaign_key"),)
 
     id: int | None = Field(default=None, primary_key=True)
     version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})  # saves so far (stale edits: 409)
     campaign_id: int = Field(foreign_key="campaign.id", ondelete="CASCADE", index=True)
-    # the first schedule the plan gave the tier (P50 and P90 done dates), kept to show slips against it
-    first_done_p50: date | None = None
-    first_done_p90: date | None = None
 
 
 class Intervention(InterventionFields, table=True):

@@ -144,10 +144,16 @@ class TierCreate(TierFields, Input):
 TierUpdate = update_model(TierCreate, "TierUpdate", {"started_at": "2026-11-16T09:00:00Z"})
 
 
-class TierPublic(TierCreate, Versioned):
+class TierFirstSchedule(SQLModel):
+    """The first schedule the plan gave a tier (kept to show slips against it; planning/schedule.py): read, never
+    entered."""
+
+    first_done_p50: date | None = field("First scheduled done (P50)", default=None)
+    first_done_p90: date | None = field("First scheduled done (P90)", default=None)
+
+
+class TierPublic(TierCreate, TierFirstSchedule, Versioned):
     id: int
-    first_done_p50: date | None = PydanticField(None, description="the P50 done date of the tier's first schedule")
-    first_done_p90: date | None = PydanticField(None, description="its P90 done date")
 
 
 class InterventionFields(SQLModel):

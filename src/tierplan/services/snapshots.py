@@ -190,8 +190,10 @@ def keep_first_schedule(session: Session, campaign_id: int, analysis: Analysis) 
     tiers = repo.tiers_of(session, campaign_id=campaign_id)
     with_work = {i.tier_key for i in analysis.campaign.interventions if i.status is not Status.REJECTED}
     unset = [t for t in tiers if t.first_done_p50 is None and t.key in with_work]
+    if not unset:
+        return
     campaign = repo.get_campaign(session, campaign_id=campaign_id)
-    if not unset or campaign is None:
+    if campaign is None:
         return
     start = schedule_start((t.started_at for t in tiers), campaign.created_at)
     efforts = {e.tier_key: e for e in analysis.simulation.efforts}
