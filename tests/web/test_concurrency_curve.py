@@ -24,6 +24,7 @@ def test_the_demo_curve_says_where_1000_tok_s_fits_the_ceiling_and_that_the_plan
     assert ("batch 1 and concurrency 16's target: 1,000 tok/s aggregate, within the hardware ceiling from "
             "concurrency 4; the plan reaches it nowhere the regimes span (concurrency 1 to 16)") in page
     assert "aggregate: 62.5 tok/s per user, TPOT 16.0 ms at concurrency 16; stated as the aggregate" in page
+    assert f"the KV cache of up to {curve['kv_fit_concurrency']:,} sequences fits beside the weights" in page
     assert "## Concurrency curve" in client.get(f"/campaigns/{demo_id}/roadmap.md").text
 
 

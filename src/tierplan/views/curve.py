@@ -11,6 +11,7 @@ from markupsafe import Markup, escape
 from tierplan.models.plan_rows import RegimePublic
 from tierplan.planning.concurrency_curve import ConcurrencyCurve, Reach
 from tierplan.planning.model import Regime
+from tierplan.planning.spec_break_even import MEMORY_USABLE
 from tierplan.planning.targets import TargetKind, views
 from tierplan.text import formatting as fmt
 from tierplan.views.charts import HEIGHT, LEFT, PALETTE, WIDTH, Scale, _attr, check_drawable, drawable, y_grid
@@ -95,7 +96,9 @@ def curve_view(curve: ConcurrencyCurve | None, regimes: tuple[Regime, ...]) -> C
     return CurveView(
         chart=curve_chart(curve, [("target" if len(targets) == 1 else f"target of {names[0]}", asks)
                                   for _, names, asks in targets], "curve-table"),
-        sentences=[reach_sentence(r, curve, by_name[r.regime], owners[id(r)]) for r, _, _ in targets],
+        sentences=[f"the KV cache of up to {curve.kv_fit:,} sequences fits beside the weights (at the widest "
+                   f"regime's mean context, in {MEMORY_USABLE:.0%} of the GPUs' memory): the curve stops there",
+                   *(reach_sentence(r, curve, by_name[r.regime], owners[id(r)]) for r, _, _ in targets)],
         head=head, rows=rows,
         note=("~: interpolated in efficiency (throughput over the ceiling) between two regimes; measured or "
               "projected at a regime; —: beyond the regimes, not projected"))
