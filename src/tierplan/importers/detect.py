@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import zlib
 
+from tierplan.importers import registry
 from tierplan.importers.errors import ImportFileError
 from tierplan.importers.kernel_csv import is_nsys_kernel_csv
 
 TRACE = "torch_trace"
-RESULTS = "results_json"
-CONSOLE = "vllm_console"
+RESULTS = registry.RESULTS.name
+CONSOLE = registry.CONSOLE.name
 NSYS = "nsys_csv"
 KERNEL_CSV = "kernel_csv"
 HEAD_BYTES = 65536
 EXPECTED = (
-    "expected vLLM or SGLang benchmark results (JSON or JSONL), a pasted vLLM summary block, a PyTorch "
-    "profiler trace (.json or .json.gz), or a kernel-summary CSV (nsys stats cuda_gpu_kern_sum)"
+    "expected benchmark results (vLLM or SGLang JSON or JSONL, an AIPerf or GuideLLM report), a pasted vLLM "
+    "summary block, a PyTorch profiler trace (.json or .json.gz), or a kernel-summary CSV (nsys stats "
+    "cuda_gpu_kern_sum)"
 )
 
 
@@ -38,7 +40,7 @@ def detect(head: bytes, file: str) -> str:
             return TRACE
         if stripped.startswith("[") and '"ph"' in text and '"ts"' in text and '"output_throughput"' not in text:
             return TRACE  # Chrome's JSON array format: a bare list of events
-        return RESULTS
+        return registry.json_format(text)
     if "Output token throughput" in text or "Serving Benchmark Result" in text:
         return CONSOLE
     if is_nsys_kernel_csv(text):

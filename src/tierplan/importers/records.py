@@ -24,6 +24,7 @@ class BenchmarkRun:
     model: str = ""  # what the file names: model id, GPU, engine
     gpu: str = ""
     engine: str = ""
+    note: str = ""  # what else the tool says of the run (its version, trials averaged, a confidence interval)
 
 
 @dataclass

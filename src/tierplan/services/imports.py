@@ -16,10 +16,10 @@ from tierplan.db.mappers import to_core_profile
 from tierplan.db.repo import CampaignRows
 from tierplan.db.tables import Profile, ProfileKernel, ProfileShare, Regime
 from tierplan.importers import detect as formats
-from tierplan.importers.benchmarks import iter_results_json, parse_console
 from tierplan.importers.buckets import DEFAULT_RULES
 from tierplan.importers.kernel_csv import ColumnMap
 from tierplan.importers.records import BenchmarkRun
+from tierplan.importers.registry import read_runs
 from tierplan.models.errors import Conflicting, FormInvalid, NotFound
 from tierplan.models.measurements import ImportOptionsForm
 from tierplan.planning import model as core
@@ -35,7 +35,7 @@ from tierplan.services.import_effects import (
     profile_consequences,
     prototype_consequences,
 )
-from tierplan.services.import_profiles import ProfileDraft, profile_draft, read_text
+from tierplan.services.import_profiles import ProfileDraft, profile_draft
 from tierplan.services.import_prototypes import check_key, newest
 from tierplan.services.import_prototypes import consequences as prototype_run_consequences
 from tierplan.services.import_rows import (
@@ -290,17 +290,14 @@ def new_regime(regimes: list[Regime], added: list[dict], concurrency: int) -> di
 
 
 def _runs(info: FileInfo, on_progress: Callable[[int], None] | None) -> Iterator[BenchmarkRun]:
-    if info.format == formats.CONSOLE:
-        yield from parse_console(read_text(info), info.name)
-        return
     with open(info.path, "rb") as handle:
-        yield from iter_results_json(handle, info.name, on_progress)
+        yield from read_runs(info.format, handle, info.name, on_progress)
 
 
 def _rows(run: BenchmarkRun, regime: str, info: FileInfo, measured_at: datetime | None,
           includes: list[str]) -> list[MeasurementRow]:
     load = f"max concurrency {run.concurrency}" if run.concurrency else f"request rate {run.request_rate}"
-    note = f"{run.source_format}, {load}" + (f", {run.label}" if run.label else "")
+    note = f"{run.source_format}, {load}" + (f", {run.label}" if run.label else "") + (f"; {run.note}" if run.note else "")
     return [
         MeasurementRow(regime, metric, value, metric_unit(metric), measured_at.isoformat() if measured_at else "",
                        f"{info.name}, {run.where}", note, list(includes))
@@ -309,11 +306,19 @@ def _rows(run: BenchmarkRun, regime: str, info: FileInfo, measured_at: datetime 
 
 
 def _run_date(run: BenchmarkRun) -> datetime | None:
-    """vLLM writes "date": "20250530-203806" (local time of the run, taken here as UTC)."""
+    """vLLM writes "date": "20250530-203806", AIPerf and GuideLLM an ISO time (each the local time of the run,
+    taken here as UTC where it names no zone)."""
+    if not run.measured_at:
+        return None
     try:
-        return datetime.strptime(run.measured_at, "%Y%m%d-%H%M%S").replace(tzinfo=UTC) if run.measured_at else None
+        return datetime.strptime(run.measured_at, "%Y%m%d-%H%M%S").replace(tzinfo=UTC)
+    except ValueError:
+        pass
+    try:
+        found = datetime.fromisoformat(run.measured_at)
     except ValueError:
         return None
+    return found.replace(tzinfo=UTC) if found.tzinfo is None else found.astimezone(UTC)
 
 
 def problem_line(row: MeasurementRow, message: str) -> str:
