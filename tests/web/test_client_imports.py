@@ -16,6 +16,10 @@ def upload(client, campaign_id, *names, **fields):
     return client.post(f"/campaigns/{campaign_id}/import", files=files, data=fields, headers=HTMX)
 
 
+def report_of(name):
+    return json.loads((DATA / name).read_text())
+
+
 def runs_of(client, campaign_id, regime):
     runs = client.get(f"/api/campaigns/{campaign_id}/measurements", params={"limit": 500}).json()
     return [r for r in runs if r["regime"] == regime and r["source"].startswith("import")]
@@ -46,6 +50,10 @@ def test_a_guidellm_sweep_adds_the_regime_none_has(client, demo_id, clock):
     assert confirm(client, demo_id, token_of(preview.text), confirm="yes").status_code == 204
     regimes = {r["name"]: r for r in client.get(f"/api/campaigns/{demo_id}/regimes").json()}
     assert regimes["concurrency 4"]["concurrency"] == 4
+    # its workload as the report states it: the server's prompt tokens, the 64 output tokens asked for
+    first = report_of("guidellm/benchmarks.json")["benchmarks"][0]["metrics"]
+    assert regimes["concurrency 4"]["input_tokens"] == round(first["prompt_token_count"]["successful"]["mean"])
+    assert regimes["concurrency 4"]["output_tokens"] == 64
     sixteen = [r for r in runs_of(client, demo_id, "concurrency 16") if r["metric"] == "output_tok_s"]
     report = json.loads((DATA / "guidellm" / "benchmarks.json").read_text())
     assert [r["value"] for r in sixteen] == [

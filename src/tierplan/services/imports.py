@@ -208,11 +208,13 @@ def _measurement_preview(session: Session, rows: CampaignRows, infos: list[FileI
                     names[kind].add(name)
                 regime = options.regime or (by_concurrency.get(run.concurrency) if run.concurrency is not None else None)
                 if regime is None and options.add_regimes and run.concurrency:
-                    added = new_regime(regimes, preview.new_regimes, run.concurrency)
+                    added = new_regime(regimes, preview.new_regimes, run.concurrency, run.input_len, run.output_len)
                     preview.new_regimes.append(added)
+                    workload = ("its workload from the file, its target" if run.input_len and run.output_len
+                                else "its workload and target")
                     preview.consequences.append(
-                        f"adds the regime {added['name']} (concurrency {run.concurrency}); its workload and target "
-                        f"{added['target_tok_s']:,.4g} tok/s are assumed from its neighbours: check them")
+                        f"adds the regime {added['name']} (concurrency {run.concurrency}); {workload} "
+                        f"{added['target_tok_s']:,.4g} tok/s assumed from its neighbours: check them")
                     regime = by_concurrency[run.concurrency] = added["name"]
                 if regime is None:
                     load = f"concurrency {run.concurrency}" if run.concurrency else f"open loop at {run.request_rate} req/s"
@@ -266,17 +268,18 @@ def _measurement_preview(session: Session, rows: CampaignRows, infos: list[FileI
     return preview
 
 
-def new_regime(regimes: list[Regime], added: list[dict], concurrency: int) -> dict:
-    """The columns of a regime for a sweep's concurrency no regime has: the workload of the nearest regime and a
-    target interpolated linearly in concurrency between its neighbours (the nearest one's beyond them), marked
-    assumed."""
+def new_regime(regimes: list[Regime], added: list[dict], concurrency: int, input_len: int | None = None,
+               output_len: int | None = None) -> dict:
+    """The columns of a regime for a sweep's concurrency no regime has: the workload the run states (else the
+    nearest regime's) and a target interpolated linearly in concurrency between its neighbours (the nearest one's
+    beyond them), marked assumed."""
     known = sorted([(r.concurrency, r.target_tok_s, r.input_tokens, r.output_tokens) for r in regimes]
                    + [(a["concurrency"], a["target_tok_s"], a["input_tokens"], a["output_tokens"]) for a in added])
     taken = {r.name for r in regimes} | {a["name"] for a in added}
     name = f"concurrency {concurrency}" if f"concurrency {concurrency}" not in taken else f"sweep c{concurrency}"
     if not known:
-        return {"name": name, "concurrency": concurrency, "input_tokens": 1, "output_tokens": 1,
-                "target_tok_s": 1.0, "position": concurrency}
+        return {"name": name, "concurrency": concurrency, "input_tokens": input_len or 1,
+                "output_tokens": output_len or 1, "target_tok_s": 1.0, "position": concurrency}
     below = [k for k in known if k[0] < concurrency]
     above = [k for k in known if k[0] > concurrency]
     nearest = min(known, key=lambda k: abs(k[0] - concurrency))
@@ -285,8 +288,8 @@ def new_regime(regimes: list[Regime], added: list[dict], concurrency: int) -> di
         target = t0 + (t1 - t0) * (concurrency - c0) / (c1 - c0)
     else:
         target = nearest[1]
-    return {"name": name, "concurrency": concurrency, "input_tokens": nearest[2], "output_tokens": nearest[3],
-            "target_tok_s": target, "position": concurrency}
+    return {"name": name, "concurrency": concurrency, "input_tokens": input_len or nearest[2],
+            "output_tokens": output_len or nearest[3], "target_tok_s": target, "position": concurrency}
 
 
 def _runs(info: FileInfo, on_progress: Callable[[int], None] | None) -> Iterator[BenchmarkRun]:
