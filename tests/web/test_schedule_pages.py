@@ -29,6 +29,8 @@ def test_the_first_schedule_is_kept_and_a_slip_against_it_is_said(client, demo_i
     days = now["B"]["slip_working_days"]
     assert f"first scheduled {first['B']['done_p50']} P50: {days} working days later" in page
     assert f"first scheduled {first['B']['done_p50']} P50" in client.get(f"/campaigns/{demo_id}/roadmap.md").text
+    history = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", client.get(f"/campaigns/{demo_id}/history").text)).split())
+    assert f"B {first['B']['done_p50']} {now['B']['done_p50']} +{days} " in history
 
 
 def test_work_assigned_to_one_person_is_done_one_after_the_other(client, demo_id):

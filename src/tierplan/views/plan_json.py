@@ -192,11 +192,11 @@ def plan_out(plan: Plan) -> PlanOut:
         samples=analysis.simulation.samples, regimes=regimes, gates=gates, suggested_order=order,
         calibration_bias=analysis.calibration.bias, calibration_applied=analysis.calibration_applied,
         concurrency_curve=_curve_out(analysis.curve),
-        team=team_of(plan.record), schedule=_schedule(plan),
+        team=team_of(plan.record), schedule=schedule_of(plan),
     )
 
 
-def _schedule(plan: Plan) -> list[TierSchedule]:
+def schedule_of(plan: Plan) -> list[TierSchedule]:
     start = plan_start(plan.record)
     efforts = {e.tier_key: e for e in plan.analysis.simulation.efforts}
     out = []

@@ -23,6 +23,7 @@ from tierplan.views.plan_history import (
     snapshot_choices,
     timelines,
 )
+from tierplan.views.plan_json import schedule_of
 from tierplan.web.deps import CampaignDep, NowDep, SessionDep
 from tierplan.web.templating import path_for, render
 
@@ -72,7 +73,8 @@ def history_page(request: Request, campaign_id: int, campaign: CampaignDep, sess
                "changes": changes_since(listed, previous), "older": older,
                "newest": f"{here}?{urlencode(query)}#changes-since" if before else "",
                "since": start.date().isoformat(), "since_error": error,
-               "first": fmt.date(first[0].taken_at) if first else "", "timeline_points": TIMELINE_POINTS}
+               "first": fmt.date(first[0].taken_at) if first else "", "timeline_points": TIMELINE_POINTS,
+               "schedule": schedule_of(plan)}
     return render(request, "history.html", context, status=422 if error else 200)
 
 
