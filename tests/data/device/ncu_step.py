@@ -12,7 +12,7 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault("OUT", "/tmp")
 
-from write_graph_sweep import Decoder, Runner  # noqa: E402
+from write_graph_sweep import Decoder, Runner
 
 with torch.no_grad():
     runner = Runner(Decoder(), "eager", 8, 1)
