@@ -137,3 +137,18 @@ def test_dry_run_of_a_trace_cut_into_layers_fails_and_says_what_to_record(tmp_pa
         assert dry.returncode == 1, dry.stdout + dry.stderr
         said = " ".join((dry.stdout + dry.stderr).split())
         assert "its forward passes could not be found" in said and "prof.step()" in said
+
+
+def test_import_takes_a_folder_a_sweep_wrote_each_run_once(tmp_path):
+    """vLLM's sweep folder (tests/data/vllm/sweep): its six run=N.json files, not their summaries again; concurrency
+    4 gets a regime of its own."""
+    from pathlib import Path
+
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    tierplan("migrate", url=url)
+    tierplan("demo", url=url)
+    sweep = Path(__file__).resolve().parent.parent / "data" / "vllm" / "sweep"
+    done = tierplan("import", str(sweep), "--campaign", "1", "--add-regimes", "--confirm", url=url)
+    assert done.returncode == 0, done.stderr
+    assert "imported 6 file(s)" in done.stdout
+    assert "sweep/BENCH--max_concurrency=4/run=0.json" in done.stdout

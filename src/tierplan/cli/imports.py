@@ -33,8 +33,9 @@ def _utc(text: str) -> datetime:
 
 @app.command("import")
 def import_files(
-    files: Annotated[list[Path], typer.Argument(exists=True, dir_okay=False, readable=True,
-                                                help="Benchmark results or profiles; the format is read from each.")],
+    files: Annotated[list[Path], typer.Argument(exists=True, dir_okay=True, readable=True, help=(
+        "Benchmark results or profiles, or a folder a tool wrote (its runs: a vllm bench sweep's run=N.json, "
+        "AIPerf's profile_export_aiperf.json files); the format is read from each."))],
     campaign: Annotated[int, typer.Option(help="The campaign's id.")],
     regime: Annotated[str | None, typer.Option(
         help="The regime, by name. Benchmarks: default is the regime whose concurrency the run's matches.")] = None,
@@ -67,12 +68,17 @@ def import_files(
     """Import benchmark results or profiles into a campaign: a preview first, then one transaction."""
     from tierplan.db.engine import Sessions, make_engine
     from tierplan.importers.errors import ImportFileError
+    from tierplan.importers.folders import files_of
     from tierplan.models.errors import NotFound
     from tierplan.services.campaigns import get_campaign
     from tierplan.services.import_confirm import confirm_import
     from tierplan.services.imports import import_options, import_problems, preview_import
 
     keys = [k.strip() for k in includes.split(",") if k.strip()] if includes is not None else None
+    try:
+        named = files_of(files)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
     try:
         options = import_options(ImportOptionsForm(
             regime=regime, step_ms=step_ms, steps=steps, kind=kind, includes=keys, measured_at=measured_at,
@@ -90,8 +96,8 @@ def import_files(
             try:
                 with sessions.reader() as session:
                     get_campaign(session, campaign)
-                    with _progress(sum(p.stat().st_size for p in files), "reading") as advance:
-                        preview = preview_import(session, campaign, [(p.name, p) for p in files], options, now=now,
+                    with _progress(sum(p.stat().st_size for _, p in named), "reading") as advance:
+                        preview = preview_import(session, campaign, named, options, now=now,
                                                  rows_dir=Path(rows_dir), on_progress=advance)
                 print_preview(preview)
                 problems = import_problems(preview, measured_at=measured_at, confirmed=confirm)

@@ -87,14 +87,22 @@ def run_from_result(result: dict, source_format: str, where: str, file: str) -> 
         request_rate=request_rate,
         metrics=metrics,
         label=str(result.get("label") or result.get("model_id") or result.get("backend") or ""),
-        input_len=_int_or_none(result.get("input_len") or result.get("random_input_len")),
-        output_len=_int_or_none(result.get("output_len") or result.get("random_output_len")),
+        input_len=_int_or_none(result.get("input_len") or result.get("random_input_len")) or _mean_of(
+            result, "total_input_tokens"),
+        output_len=_int_or_none(result.get("output_len") or result.get("random_output_len")) or _mean_of(
+            result, "total_output_tokens"),
         spec_decode=spec,
         measured_at=_text(result.get("date")),
         model=_text(result.get("model_id") or result.get("model") or result.get("tokenizer_id")),
         gpu=_text(result.get("gpu") or result.get("gpu_name") or result.get("device")),
         engine=_text(result.get("backend")),
     )
+
+
+def _mean_of(result: dict, total_key: str) -> int | None:
+    """Tokens a request from a run's total and its completed requests (vLLM's current results state no lengths)."""
+    total, completed = _number(result.get(total_key)), _number(result.get("completed"))
+    return round(total / completed) if total is not None and completed else None
 
 
 def _text(value) -> str:

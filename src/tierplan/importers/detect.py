@@ -43,6 +43,9 @@ def detect(head: bytes, file: str) -> str:
         return registry.json_format(text)
     if "Output token throughput" in text or "Serving Benchmark Result" in text:
         return CONSOLE
+    named = registry.text_format(text)
+    if named is not None:
+        return named
     if is_nsys_kernel_csv(text):
         return NSYS
     first = next((line for line in text.splitlines() if line.strip()), "")

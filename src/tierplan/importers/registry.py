@@ -15,6 +15,7 @@ from tierplan.importers.aiperf import iter_aiperf
 from tierplan.importers.benchmarks import iter_results_json, parse_console
 from tierplan.importers.guidellm import iter_guidellm
 from tierplan.importers.records import BenchmarkRun
+from tierplan.importers.vllm_sweep import iter_sweep_csv, looks_like
 
 Reader = Callable[[BinaryIO, str, Callable[[int], None] | None], Iterator[BenchmarkRun]]
 CONSOLE_BYTES = 1 << 20  # a pasted summary block is a few kB
@@ -42,14 +43,22 @@ GUIDELLM = Format("guidellm", "guidellm run --output kind=json (benchmarks.json)
 RESULTS = Format("results_json", "vllm bench serve --save-result [--append-result]; sglang.bench_serving; "
                                  "sglang.bench_one_batch --result-filename", lambda head: True, iter_results_json)
 CONSOLE = Format("vllm_console", "the summary block vllm bench serve prints (pasted)", lambda head: False, _console)
+VLLM_SWEEP_CSV = Format("vllm_sweep_csv", "vllm bench sweep serve (summary.csv; each run=N.json is a results JSON)",
+                        looks_like, iter_sweep_csv)
 
 JSON_FORMATS = (AIPERF, GUIDELLM, RESULTS)  # asked in order: the last takes any other JSON
-BY_NAME = {f.name: f for f in (*JSON_FORMATS, CONSOLE)}
+TEXT_FORMATS = (VLLM_SWEEP_CSV,)  # text that is not JSON, asked before the kernel tables
+BY_NAME = {f.name: f for f in (*JSON_FORMATS, *TEXT_FORMATS, CONSOLE)}
 
 
 def json_format(head: str) -> str:
     """The name of the benchmark format a JSON file's first bytes say it is."""
     return next(f.name for f in JSON_FORMATS if f.sniff(head))
+
+
+def text_format(head: str) -> str | None:
+    """The name of the benchmark format a text file's first bytes say it is (None: not one of them)."""
+    return next((f.name for f in TEXT_FORMATS if f.sniff(head)), None)
 
 
 def read_runs(format_name: str, raw: BinaryIO, file: str, on_progress=None) -> Iterator[BenchmarkRun]:
