@@ -87,3 +87,13 @@ def test_a_report_without_its_throughput_is_refused_with_what_it_lacks():
     with pytest.raises(ImportFileError) as refused:
         list(read_runs("guidellm", io.BytesIO(json.dumps(guide).encode()), "mangled.json"))
     assert refused.value.where == "benchmark 2"
+
+
+def test_per_request_arrays_cost_nothing_and_a_report_of_too_many_values_is_refused():
+    report = json.loads((DATA / "aiperf" / "profile_export_aiperf_c4.json").read_text())
+    report["records"] = [{"latency": n} for n in range(100_000)]  # dropped as it streams
+    (run,) = read_runs("aiperf", io.BytesIO(json.dumps(report).encode()), "big.json")
+    assert run.metrics["output_tok_s"] == report["output_token_throughput"]["avg"]
+    bomb = {"aiperf_version": "0", **{f"m{n}": {"a": 1.0, "b": 2.0} for n in range(300_000)}}
+    with pytest.raises(ImportFileError, match="values outside per-request arrays"):
+        list(read_runs("aiperf", io.BytesIO(json.dumps(bomb).encode()), "bomb.json"))

@@ -18,7 +18,7 @@ from tierplan.importers.json_depth import DepthGuard, TooDeep
 from tierplan.importers.json_values import Readable, _first_line, _pieces, _readable
 
 MAX_ITEMS = 256  # an array longer than this is a per-request record or a series: dropped
-MAX_KEPT = 1_000_000  # scalars kept in one document; beyond it the file is refused (no report holds this many)
+MAX_KEPT = 500_000  # values kept of one document (a sweep of 40 combinations holds about 200,000); beyond: refused
 DROPPED = object()  # stands for a dropped array until its parent is done
 
 
