@@ -8,7 +8,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-BENCH = Path(__file__).parents[1] / "data" / "benchmark_serving_10qps.json"
+BENCH = Path(__file__).parents[1] / "data" / "vllm" / "bench_serve_c4.json"  # written by vLLM 0.33's client
 
 
 def submit(page) -> None:
@@ -84,7 +84,7 @@ def test_a_campaign_from_nothing_to_an_imported_baseline_and_its_history(server,
 
     page.goto(plan + "/history")
     changes = page.locator("table.changes-since tbody tr").all_inner_texts()
-    assert "imported benchmark_serving_10qps.json" in changes[0]
+    assert "imported bench_serve_c4.json" in changes[0]
     assert any("created regime concurrency 16" in c for c in changes) and "created campaign" in changes[-1]
     assert "concurrency 16: new regime" in " ".join(changes) or "P50" in changes[0]
     assert page.locator("svg.timeline-chart circle.run.measured").count() >= 1

@@ -104,12 +104,12 @@ def test_importing_a_vllm_result_through_the_page(server, page, screenshot):
 
     data = Path(__file__).parent.parent / "data"
     page.goto(f"{server}/campaigns/1/import")
-    page.set_input_files("#f-files", str(data / "benchmark_serving_10qps.json"))
+    page.set_input_files("#f-files", str(data / "vllm" / "bench_serve_c4.json"))  # vLLM 0.33's own client wrote it
     page.select_option("select[name=regime]", "concurrency 16")
     page.click("#import-form button[type=submit]")
     page.locator("#import-preview").wait_for()
-    assert page.locator('td[data-metric="output_tok_s"]').inner_text() == "2,249 tok/s"
-    assert page.locator('td[data-metric="p99_ttft_ms"]').inner_text() == "89.8 ms"
+    assert page.locator('td[data-metric="output_tok_s"]').inner_text() == "672 tok/s"
+    assert page.locator('td[data-metric="p99_ttft_ms"]').inner_text() == "58.1 ms"
     assert "make sure it was measured on this setup" in page.locator("#import-preview").inner_text()
     screenshot("import-preview-vllm")
     page.click("#confirm-import")
@@ -117,10 +117,10 @@ def test_importing_a_vllm_result_through_the_page(server, page, screenshot):
     page.check(".confirm-form input[name=confirm]")
     page.click("#confirm-import")
     page.wait_for_url(f"{server}/campaigns/1")
-    # the run is dated 2025-05-30, older than the demo's baseline: it joins the history, it is not the baseline
+    # the run is dated 2026-12-07, after the demo's baseline: it joins the history as the newest baseline
     page.goto(f"{server}/campaigns/1/regimes/2")
     history = page.locator("table.history").inner_text()
-    assert "2,249 tok/s" in history and "imported" in history
+    assert "672 tok/s" in history and "imported" in history
 
 
 def test_importing_a_trace_shows_its_decode_steps_and_the_idle_share(server, page, screenshot):

@@ -5,6 +5,8 @@ import sys
 
 from markdown_it import MarkdownIt
 
+from tests.shared_fixtures import shared_fixture
+
 
 def tierplan(*args, url: str):
     return subprocess.run(
@@ -41,27 +43,25 @@ def test_import_reads_the_fixtures_and_refuses_a_second_copy(tmp_path):
     data = Path(__file__).parent.parent / "data"
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     tierplan("demo", url=url)
-    unconfirmed = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--regime",
-                           "concurrency 16", url=url)
-    assert unconfirmed.returncode == 1 and "above the hardware ceiling" in unconfirmed.stderr
+    vllm = str(data / "vllm" / "bench_serve_c4.json")  # written by vLLM 0.33's client (tests/data/vllm/README.md)
+    unconfirmed = tierplan("import", vllm, "--campaign", "1", "--regime", "concurrency 16", url=url)
+    assert unconfirmed.returncode == 1 and "times the current baseline" in unconfirmed.stderr
     assert "pass --confirm" in unconfirmed.stderr
-    assert "would: older than the concurrency 16 baseline" in unconfirmed.stdout
-    assert "check: the file names model 'meta-llama/Llama-3.2-3B-Instruct'" in unconfirmed.stdout
-    first = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--regime",
-                     "concurrency 16", "--confirm", url=url)
+    assert "would: becomes the concurrency 16 baseline: 23.0 tok/s → 672 tok/s" in unconfirmed.stdout
+    assert "check: the file names model 'stub-model'" in unconfirmed.stdout
+    first = tierplan("import", vllm, "--campaign", "1", "--regime", "concurrency 16", "--confirm", url=url)
     assert first.returncode == 0, first.stderr
-    assert "output_tok_s" in first.stdout and "2249.25" in first.stdout and "89.77" in first.stdout
-    again = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--regime",
-                     "concurrency 16", "--confirm", url=url)
+    assert "output_tok_s" in first.stdout and "672.17" in first.stdout and "58.06" in first.stdout
+    again = tierplan("import", vllm, "--campaign", "1", "--regime", "concurrency 16", "--confirm", url=url)
     assert again.returncode == 1 and "already imported" in again.stderr
     trace = tierplan("import", str(data / "trace_eager_b1.json.gz"), "--campaign", "1", "--regime", "batch 1",
                      "--step-ms", "11.44", url=url)
     assert trace.returncode == 0 and "host_overhead" in trace.stdout and "87.0%" in trace.stdout
     assert "6 decode steps (aten::embedding at the start of each pass (7 found))" in trace.stdout
-    pasted = tierplan("import", str(data / "benchmark_serving_10qps.console.txt"), "--campaign", "1", "--regime",
+    pasted = tierplan("import", str(data / "vllm" / "bench_serve_c4.console.txt"), "--campaign", "1", "--regime",
                       "batch 1", "--kind", "gate check", url=url)
     assert pasted.returncode == 1 and "carries no date" in pasted.stderr
-    dry = tierplan("import", str(data / "benchmark_serving_10qps.console.txt"), "--campaign", "1", "--regime",
+    dry = tierplan("import", str(data / "vllm" / "bench_serve_c4.console.txt"), "--campaign", "1", "--regime",
                    "batch 1", "--kind", "gate check", "--dry-run", url=url)
     assert dry.returncode == 1 and "the import would fail: some runs carry no date: give the time" in dry.stdout
 
@@ -100,17 +100,16 @@ def test_unmigrated_database_is_a_failure_with_a_hint(tmp_path):
 
 
 def test_dry_run_of_an_open_loop_run_without_a_regime_fails_and_says_why(tmp_path):
-    from pathlib import Path
 
-    data = Path(__file__).parent.parent / "data"
+    legacy = str(shared_fixture("vllm/benchmark_serving_10qps.json"))  # an open-loop run, as a public repo kept it
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     tierplan("demo", url=url)
-    dry = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--dry-run", url=url)
+    dry = tierplan("import", legacy, "--campaign", "1", "--dry-run", url=url)
     assert dry.returncode == 1
     assert "the import would fail" in dry.stdout
     assert "open loop at 10 req/s matches no regime by concurrency; choose its regime" in dry.stdout
     assert "flagged, needs confirming" not in dry.stdout  # nothing is flagged until a regime is chosen
-    fine = tierplan("import", str(data / "benchmark_serving_10qps.json"), "--campaign", "1", "--regime",
+    fine = tierplan("import", legacy, "--campaign", "1", "--regime",
                     "concurrency 16", "--confirm", "--dry-run", url=url)
     assert fine.returncode == 0 and "the import would succeed" in fine.stdout
 

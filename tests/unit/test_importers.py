@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared_fixtures import shared_fixture
 from tierplan.importers import detect as formats
 from tierplan.importers.benchmarks import parse_console, parse_results_json
 from tierplan.importers.buckets import HOST_BUCKET, bucket_kernels, step_shares
@@ -26,8 +27,10 @@ def detected(name: str) -> str:
     return formats.detect((DATA / name).read_bytes()[: formats.HEAD_BYTES], name)
 
 
-def test_the_real_vllm_result_gives_its_throughput_and_latencies():
-    (run,) = parse_results_json(text("benchmark_serving_10qps.json"), "bench.json")
+def test_the_legacy_vllm_result_gives_its_throughput_and_latencies():
+    """vLLM's legacy benchmarks/benchmark_serving.py, as a public repository kept it (../shared/fixtures/vllm)."""
+    legacy = shared_fixture("vllm/benchmark_serving_10qps.json").read_text(encoding="utf-8")
+    (run,) = parse_results_json(legacy, "bench.json")
     assert run.source_format == "vllm_legacy_json"
     assert round(run.metrics["output_tok_s"], 2) == 2249.25
     assert round(run.metrics["p99_ttft_ms"], 2) == 89.77
@@ -35,46 +38,30 @@ def test_the_real_vllm_result_gives_its_throughput_and_latencies():
     assert "request_goodput" not in run.metrics  # "request_goodput:": null is no measurement
     assert run.concurrency is None and run.request_rate == "10"  # open loop at 10 req/s
     assert run.input_len == 1000  # metadata written as a string
+    (pasted,) = parse_console(shared_fixture("vllm/benchmark_serving_10qps.console.txt").read_text(), "pasted")
+    assert pasted.metrics["output_tok_s"] == 2249.25 and pasted.metrics["median_itl_ms"] == 12.84
 
 
-def test_the_console_block_gives_the_same_figures_rounded():
-    (run,) = parse_console(text("benchmark_serving_10qps.console.txt"), "pasted")
-    assert run.metrics["output_tok_s"] == 2249.25 and run.metrics["p99_ttft_ms"] == 89.77
-    assert run.metrics["median_itl_ms"] == 12.84 and run.metrics["total_tok_s"] == 10566.33
+def test_a_vllm_result_written_here_gives_its_figures_to_the_last_digit():
+    """vLLM 0.33's `vllm bench serve --save-result` (tests/data/vllm): every figure as the file holds it."""
+    saved = json.loads(text("vllm/bench_serve_c4.json"))
+    (run,) = parse_results_json(text("vllm/bench_serve_c4.json"), "bench.json")
+    assert run.source_format == "vllm_json" and run.concurrency == 4 and run.request_rate == "inf"
+    for key, metric in (("output_throughput", "output_tok_s"), ("total_token_throughput", "total_tok_s"),
+                        ("request_throughput", "request_throughput"), ("mean_tpot_ms", "tpot_ms"),
+                        ("p99_ttft_ms", "p99_ttft_ms"), ("median_itl_ms", "median_itl_ms"),
+                        ("std_itl_ms", "std_itl_ms")):
+        assert run.metrics[metric] == saved[key]
+    assert run.model == "stub-model" and run.measured_at == saved["date"]
+    assert (run.input_len, run.output_len) == (round(1354 / 40), 64)  # from its totals: it states no lengths
 
 
-def test_appended_results_and_spec_decode_fields():
-    first, second = parse_results_json(text("vllm_serve_append.json"), "append.json")
-    assert (first.concurrency, second.concurrency) == (1, 16)
-    assert first.request_rate == "inf"
-    assert first.metrics["spec_decode_acceptance_rate"] == 68.5
-    assert first.metrics["e2el_ms"] == 5800.0
-    assert first.spec_decode["spec_decode_per_position_acceptance_rates"] == [0.685]
-    assert second.where == "line 2"
-
-
-def test_a_sweep_summary_lists_one_run_per_point():
-    runs = parse_results_json(text("vllm_sweep_summary.json"), "summary.json")
-    assert [(r.concurrency, r.metrics["output_tok_s"]) for r in runs] == [(1, 11.2), (16, 25.4)]
-
-
-def test_sglang_bench_serving_jsonl():
-    runs = parse_results_json(text("sglang_bench_serving.jsonl"), "sglang.jsonl")
-    assert [r.source_format for r in runs] == ["sglang_bench_serving"] * 2
-    assert runs[1].concurrency == 16 and runs[1].request_rate == "inf"
-    assert runs[1].metrics["e2el_ms"] == 44000.0 and runs[1].metrics["p99_e2el_ms"] == 46000.0
-    assert runs[1].metrics["input_tok_s"] == 364.0
-
-
-def test_sglang_one_batch_takes_the_decode_step_as_tpot():
-    runs = parse_results_json(text("sglang_one_batch.jsonl"), "one_batch.jsonl")
-    assert runs[0].concurrency == 1 and runs[0].metrics["output_tok_s"] == 10.15
-    assert runs[0].metrics["tpot_ms"] == pytest.approx(98.5) and runs[0].metrics["ttft_ms"] == pytest.approx(610.0)
-
-
-def test_invalid_json_in_the_middle_names_its_line():
-    with pytest.raises(ImportFileError, match=r"bad.json, line 2: invalid JSON"):
-        parse_results_json(text("malformed_middle.json"), "bad.json")
+def test_the_console_block_vllm_printed_gives_the_same_figures_rounded():
+    (run,) = parse_console(text("vllm/bench_serve_c4.console.txt"), "pasted")
+    saved = json.loads(text("vllm/bench_serve_c4.json"))
+    assert run.metrics["output_tok_s"] == round(saved["output_throughput"], 2) == 672.17
+    assert run.metrics["p99_ttft_ms"] == round(saved["p99_ttft_ms"], 2)
+    assert run.metrics["median_itl_ms"] == round(saved["median_itl_ms"], 2) and run.concurrency == 4
 
 
 def test_json_without_a_throughput_says_what_was_expected():
@@ -85,9 +72,9 @@ def test_json_without_a_throughput_says_what_was_expected():
 @pytest.mark.parametrize(
     "name, expected",
     [
-        ("benchmark_serving_10qps.json", formats.RESULTS),
+        ("vllm/bench_serve_c4.json", formats.RESULTS),
         ("sglang_one_batch.jsonl", formats.RESULTS),
-        ("benchmark_serving_10qps.console.txt", formats.CONSOLE),
+        ("vllm/bench_serve_c4.console.txt", formats.CONSOLE),
         ("trace_eager_b1.json.gz", formats.TRACE),
         ("nsys_cuda_gpu_kern_sum.csv", formats.NSYS),
         ("nsys_gpukernsum_old.csv", formats.NSYS),

@@ -107,9 +107,11 @@ def test_profiles_and_specs_are_written_through_the_api(client, demo_id):
     assert too_much.status_code == 422 and too_much.json()["errors"] == {"scaling_efficiency": "at most 1"}
 
 
-def test_an_import_through_the_api_previews_then_stores_once(client, demo_id):
+def test_an_import_through_the_api_previews_then_stores_once(client, demo_id, clock):
+    clock.advance(days=7)  # vLLM's client ran on 2026-12-07; the tests' clock starts on 2026-12-01
+
     def post(**form):
-        with open(DATA / "benchmark_serving_10qps.json", "rb") as handle:
+        with open(DATA / "vllm" / "bench_serve_c4.json", "rb") as handle:
             return client.post(f"/api/campaigns/{demo_id}/imports", files={"files": handle.name and handle},
                                data=form)
 
@@ -122,7 +124,7 @@ def test_an_import_through_the_api_previews_then_stores_once(client, demo_id):
     assert stored.status_code == 201 and stored.json()["batch"]
     assert post(regime="concurrency 16", confirm="true").status_code == 409  # the same file again
     listed = client.get(f"/api/campaigns/{demo_id}/imports").json()
-    assert [r["file_name"] for r in listed] == ["benchmark_serving_10qps.json"]
+    assert [r["file_name"] for r in listed] == ["bench_serve_c4.json"]
     assert client.delete(f"/api/campaigns/{demo_id}/imports/{stored.json()['batch']}").status_code == 204
     assert client.get(f"/api/campaigns/{demo_id}/imports").json() == []
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import func, select
 
+from tests.shared_fixtures import shared_fixture
 from tierplan.db.engine import new_session
 from tierplan.db.tables import ImportRecord, Measurement, Profile
 
@@ -20,7 +21,9 @@ def counts(app) -> tuple[int, int, int]:
 
 
 def upload(client, campaign_id, *names, **fields):
-    files = [("files", (name, (DATA / name).read_bytes())) for name in names]
+    """Upload files of tests/data by name (or any file by its path), as the page does."""
+    paths = [name if isinstance(name, Path) else DATA / name for name in names]
+    files = [("files", (path.name, path.read_bytes())) for path in paths]
     return client.post(f"/campaigns/{campaign_id}/import", files=files or None, data=fields, headers=HTMX)
 
 
@@ -46,7 +49,7 @@ def confirm(client, campaign_id, token, **fields):
 
 def test_a_vllm_result_previews_then_imports_its_figures(client, app, demo_id):
     before = counts(app)
-    preview = upload(client, demo_id, "benchmark_serving_10qps.json", regime="concurrency 16")
+    preview = upload(client, demo_id, shared_fixture("vllm/benchmark_serving_10qps.json"), regime="concurrency 16")
     assert preview.status_code == 200
     assert 'data-metric="output_tok_s" title="2249.25 tok/s">2,249 tok/s' in preview.text
     assert 'data-metric="p99_ttft_ms" title="89.77 ms">89.8 ms' in preview.text
@@ -105,18 +108,19 @@ def test_runs_that_pass_a_gate_without_saying_they_include_the_tier_are_flagged(
 
 
 def test_an_open_loop_run_needs_its_regime_chosen(client, app, demo_id):
-    preview = upload(client, demo_id, "benchmark_serving_10qps.json")
+    preview = upload(client, demo_id, shared_fixture("vllm/benchmark_serving_10qps.json"))
     assert "open loop at 10 req/s matches no regime" in preview.text
     assert "confirm-import" not in preview.text
 
 
-def test_the_same_file_twice_is_recognised_and_not_counted_twice(client, app, demo_id):
-    first = upload(client, demo_id, "benchmark_serving_10qps.json", regime="concurrency 16")
-    confirm(client, demo_id, token_of(first.text), confirm="yes")
+def test_the_same_file_twice_is_recognised_and_not_counted_twice(client, app, demo_id, clock):
+    clock.advance(days=7)  # vLLM's client ran on 2026-12-07; the tests' clock starts on 2026-12-01
+    first = upload(client, demo_id, "vllm/bench_serve_c4.json", regime="concurrency 16")
+    assert confirm(client, demo_id, token_of(first.text), confirm="yes").status_code == 204
     before = counts(app)
     again = client.post(f"/campaigns/{demo_id}/import", headers=HTMX, data={"regime": "concurrency 16"},
-                        files=[("files", ("renamed.json", (DATA / "benchmark_serving_10qps.json").read_bytes()))])
-    assert "already imported: benchmark_serving_10qps.json" in again.text
+                        files=[("files", ("renamed.json", (DATA / "vllm" / "bench_serve_c4.json").read_bytes()))])
+    assert "already imported: bench_serve_c4.json" in again.text
     assert "confirm-import" not in again.text
     assert counts(app) == before
 
@@ -154,12 +158,12 @@ def test_a_trace_becomes_the_decode_profile_with_the_idle_share(client, app, dem
 
 
 def test_the_console_block_can_be_pasted(client, app, demo_id):
-    pasted = (DATA / "benchmark_serving_10qps.console.txt").read_text()
+    pasted = (DATA / "vllm" / "bench_serve_c4.console.txt").read_text()  # as vllm bench serve printed it
     preview = upload(client, demo_id, regime="concurrency 16", pasted=pasted)
-    assert preview.status_code == 200 and 'data-metric="output_tok_s" title="2249.25 tok/s">2,249 tok/s' in preview.text
+    assert preview.status_code == 200 and 'data-metric="output_tok_s" title="672.17 tok/s">672 tok/s' in preview.text
     assert "pasted summary block carries no date" in preview.text, "a pasted block is not dated now"
     dated = upload(client, demo_id, regime="concurrency 16", pasted=pasted, measured_at="2026-12-01T09:00")
-    assert "becomes the concurrency 16 baseline: 23.0 tok/s → 2,249 tok/s" in html.unescape(dated.text)
+    assert "becomes the concurrency 16 baseline: 23.0 tok/s → 672 tok/s" in html.unescape(dated.text)
 
 
 @pytest.mark.parametrize(
