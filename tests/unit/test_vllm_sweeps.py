@@ -51,3 +51,11 @@ def test_a_cut_summary_is_refused_at_its_line():
     with pytest.raises(ImportFileError) as refused:
         list(read_runs("vllm_sweep_csv", io.BytesIO(cut), "summary.csv"))
     assert refused.value.where == "line 4" and "the file is cut or mangled" in str(refused.value)
+
+
+def test_a_line_too_long_for_any_run_is_refused_where_it_starts():
+    header = (SWEEP / "summary.csv").read_text().split("\n", 1)[0]
+    huge = f"{header}\n0,{'x' * (17 << 20)}\n".encode()
+    with pytest.raises(ImportFileError) as refused:
+        list(read_runs("vllm_sweep_csv", io.BytesIO(huge), "summary.csv"))
+    assert refused.value.where == "line 2" and "a line longer than 16 MB" in str(refused.value)

@@ -66,8 +66,8 @@ def iter_sweep_csv(raw: BinaryIO, file: str, on_progress=None) -> Iterator[Bench
             row = next(reader)
         except StopIteration:
             break
-        except (csv.Error, UnicodeDecodeError) as exc:
-            raise ImportFileError(file, f"line {reader.line_num}", f"not CSV ({exc})") from None
+        except (csv.Error, UnicodeDecodeError) as exc:  # in the row after the last one read
+            raise ImportFileError(file, f"line {reader.line_num + 1}", f"not CSV ({exc})") from None
         if not any(row):
             continue
         if len(row) != len(header):
