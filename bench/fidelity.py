@@ -65,17 +65,18 @@ def trace_profile(path: str, step_ms: float) -> core.Profile:
                                                       gap_measured=stats.gpu_gap_us is not None))
 
 
+def traced_regime(name: str, concurrency: int, trace: str, step_ms: float) -> core.Regime:
+    """A regime at its measured step, its profile its own trace as tierplan imports it."""
+    return core.Regime(name, concurrency, 1e12, baseline_tok_s=concurrency * 1000 / step_ms,
+                       profile=trace_profile(trace, step_ms), step_ms=step_ms)
+
+
 def prototype_case(case: dict) -> tuple[core.Regime, core.Campaign]:
     """A prototype traced at one regime, carried to another whose own trace is given: the target regime and the
     campaign whose one intervention is planned from the prototype's evidence."""
     proto, target = case["prototype"], case["target"]
-    measured = core.Regime("measured", proto["concurrency"], 1e12,
-                           baseline_tok_s=proto["concurrency"] * 1000 / proto["before_step_ms"],
-                           profile=trace_profile(proto["before"], proto["before_step_ms"]),
-                           step_ms=proto["before_step_ms"])
-    regime = core.Regime("case", target["concurrency"], 1e12,
-                         baseline_tok_s=target["concurrency"] * 1000 / target["step_ms"],
-                         profile=trace_profile(target["trace"], target["step_ms"]), step_ms=target["step_ms"])
+    measured = traced_regime("measured", proto["concurrency"], proto["before"], proto["before_step_ms"])
+    regime = traced_regime("case", target["concurrency"], target["trace"], target["step_ms"])
     after = trace_profile(proto["after"], proto["after_step_ms"])
     plain = core.Intervention("PROTO", "prototype", core.ThreePoint(1, 1, 1), tier_key="A")
     planned = with_evidence(plain, after, measured, (measured, regime), proto["after"])
@@ -86,13 +87,8 @@ def benchmark_case(case: dict) -> tuple[core.Regime, core.Campaign]:
     """A prototype benchmarked at one regime (its step time before and after, no trace of it) sizes the effects
     entered, carried to another regime: the target regime and the campaign as the app would plan it."""
     proto, target = case["benchmark_prototype"], case["target"]
-    measured = core.Regime("measured", proto["concurrency"], 1e12,
-                           baseline_tok_s=proto["concurrency"] * 1000 / proto["before_step_ms"],
-                           profile=trace_profile(proto["trace"], proto["before_step_ms"]),
-                           step_ms=proto["before_step_ms"])
-    regime = core.Regime("case", target["concurrency"], 1e12,
-                         baseline_tok_s=target["concurrency"] * 1000 / target["step_ms"],
-                         profile=trace_profile(target["trace"], target["step_ms"]), step_ms=target["step_ms"])
+    measured = traced_regime("measured", proto["concurrency"], proto["trace"], proto["before_step_ms"])
+    regime = traced_regime("case", target["concurrency"], target["trace"], target["step_ms"])
     entered = core.Intervention("PROTO", "prototype", core.ThreePoint(1, 1, 1), tier_key="A",
                                 effects=tuple(effect_of(e) for e in case["interventions"]))
     campaign = core.Campaign((measured, regime), (core.Tier("A", "A", 0),), (entered,))
@@ -101,16 +97,7 @@ def benchmark_case(case: dict) -> tuple[core.Regime, core.Campaign]:
 
 
 def trace_regime(case: dict) -> core.Regime:
-    with open(ROOT / case["trace"], "rb") as handle:
-        summary = parse_trace(handle, case["trace"])
-    stats = summary.steps
-    shares, _ = step_shares(bucket_kernels(summary), ranks=1, step_ms=case["step_ms"], steps=stats.decode_steps)
-    gap = stats.gpu_gap_us if stats.gpu_gap_us is not None else GPU_GAP_PRIOR_US
-    launches = core.LaunchProfile(stats.gpu_items, stats.host_launches, case["step_ms"], gap,
-                                  gap_measured=stats.gpu_gap_us is not None)
-    concurrency = case["concurrency"]
-    return core.Regime("case", concurrency, 1e12, baseline_tok_s=concurrency * 1000 / case["step_ms"],
-                       profile=core.Profile.of(shares, launches), step_ms=case["step_ms"])
+    return traced_regime("case", case["concurrency"], case["trace"], case["step_ms"])
 
 
 def record_regime(case: dict) -> core.Regime:

@@ -11,11 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import ijson
-
 from tierplan.importers.errors import ImportFileError
-from tierplan.importers.json_depth import DepthGuard, TooDeep
-from tierplan.importers.json_values import Readable, _first_line, _pieces, _readable
+from tierplan.importers.json_values import Readable, walk
 
 MAX_ITEMS = 256  # an array longer than this is a per-request record or a series: dropped
 MAX_KEPT = 500_000  # values kept of one document (a sweep of 40 combinations holds about 200,000); beyond: refused
@@ -65,33 +62,4 @@ class _Tree:
 def json_documents(raw: Readable, file: str) -> Iterator[tuple[Any, int]]:
     """Each top-level JSON value (pruned as the module says) and the line it starts on; ImportFileError names the
     line of invalid JSON."""
-    events = ijson.sendable_list()
-    parser = ijson.parse_coro(events, multiple_values=True, use_float=True)
-    tree, line, started, depth = _Tree(file), 1, 1, DepthGuard()
-    for piece in _pieces(raw):
-        try:
-            depth.check(piece)
-        except TooDeep as exc:
-            raise ImportFileError(file, f"line {exc.line}", exc.reason + ": not a benchmark report") from None
-        try:
-            parser.send(_readable(piece))
-        except ijson.JSONError as exc:
-            raise ImportFileError(file, f"line {line}", f"invalid JSON ({_first_line(exc)})") from None
-        for _prefix, event, value in events:
-            if event == "map_key":
-                tree.key = value
-                continue
-            if event in ("start_map", "start_array"):
-                if not tree.stack:
-                    started = line
-                tree.start(event == "start_map")
-                continue
-            done, found = tree.end() if event in ("end_map", "end_array") else tree.scalar(value)
-            if done:
-                yield found, started
-        del events[:]
-        line += piece.count(b"\n")
-    try:
-        parser.close()
-    except ijson.JSONError as exc:
-        raise ImportFileError(file, f"line {line}", f"invalid JSON ({_first_line(exc)})") from None
+    return walk(raw, file, _Tree(file))

@@ -130,12 +130,30 @@ def _readable(piece: bytes) -> bytes:
     return NON_FINITE.sub(lambda m: m.group(1) + NON_FINITE_AS[m.group(2)], piece)
 
 
+class Builder(Protocol):
+    """Builds values from ijson's events: the shallow part (_Shallow here), or a pruned tree (json_tree.py)."""
+
+    key: str | None
+    stack: list
+
+    def start(self, is_object: bool) -> None: ...
+
+    def end(self) -> tuple[bool, Any]: ...
+
+    def scalar(self, value: Any) -> tuple[bool, Any]: ...
+
+
 def json_values(raw: Readable, file: str) -> Iterator[tuple[Any, int]]:
     """Each top-level JSON value's shallow part and the line it starts on; ImportFileError names the line of
     invalid JSON."""
+    return walk(raw, file, _Shallow())
+
+
+def walk(raw: Readable, file: str, builder: Builder) -> Iterator[tuple[Any, int]]:
+    """Each top-level JSON value as `builder` makes it from the stream, and the line it starts on."""
     events = ijson.sendable_list()
     parser = ijson.parse_coro(events, multiple_values=True, use_float=True)
-    shallow, line, started, depth = _Shallow(), 1, 1, DepthGuard()
+    line, started, depth = 1, 1, DepthGuard()
     for piece in _pieces(raw):
         try:
             depth.check(piece)
@@ -148,14 +166,14 @@ def json_values(raw: Readable, file: str) -> Iterator[tuple[Any, int]]:
             raise ImportFileError(file, f"line {line}", f"invalid JSON ({_first_line(exc)})") from None
         for _prefix, event, value in events:
             if event == "map_key":
-                shallow.key = value
+                builder.key = value
                 continue
             if event in ("start_map", "start_array"):
-                if not shallow.stack:
+                if not builder.stack:
                     started = line
-                shallow.start(event == "start_map")
+                builder.start(event == "start_map")
                 continue
-            done, found = shallow.end() if event in ("end_map", "end_array") else shallow.scalar(value)
+            done, found = builder.end() if event in ("end_map", "end_array") else builder.scalar(value)
             if done:
                 yield found, started if event in ("end_map", "end_array") else line
         del events[:]

@@ -40,12 +40,17 @@ def working_days_between(first: date, then: date) -> int:
     return int(np.busday_count(first, then)) if then >= first else -int(np.busday_count(then, first))
 
 
+def people(team_size: int, assignees: Iterable[str]) -> int:
+    """The people the schedule has: the team's size, or as many as the work names when more."""
+    return max(team_size, len({a for a in assignees if a}), 1)
+
+
 class Schedule:
     """The team's next free day, a value a person and a sample, and each placed intervention's finish."""
 
     def __init__(self, team_size: int, samples: int, assignees: tuple[str, ...] = ()) -> None:
         names = tuple(dict.fromkeys(a for a in assignees if a))
-        self.free = np.zeros((max(team_size, len(names), 1), samples))
+        self.free = np.zeros((people(team_size, names), samples))
         self.person = {name: n for n, name in enumerate(names)}  # each name a row of its own
         self.rows = np.arange(samples)
         self.finish: dict[str, np.ndarray] = {}

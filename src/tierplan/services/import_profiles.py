@@ -20,6 +20,7 @@ from tierplan.importers.torch_trace import parse_trace
 from tierplan.models.errors import FormInvalid
 from tierplan.planning.metrics import STEP_METRIC, THROUGHPUT_METRIC, metric_label
 from tierplan.planning.step import GPU_GAP_PRIOR_US
+from tierplan.services.import_prototypes import check_key
 
 TOP_KERNELS = 25  # shown in the preview
 KEPT_KERNELS = 200  # stored with the profile, for effects that target kernels (the largest; the rest are the tail)
@@ -129,9 +130,7 @@ def _prototype_of(session: Session, campaign_id: int, options: Any, regime: Regi
     """The intervention key a prototype trace is evidence of, once the pair can be compared; FormInvalid says why
     not at the field."""
     key: str = options.prototype_of
-    keys = {i.key for i in repo.interventions_of(session, campaign_id=campaign_id)}
-    if key not in keys:
-        raise FormInvalid({"prototype_of": f"no intervention {key!r} in this campaign (it has {', '.join(sorted(keys))})"})
+    check_key((i.key for i in repo.interventions_of(session, campaign_id=campaign_id)), key)
     if options.step_ms is None:
         raise FormInvalid({"step_ms": "give the step time the prototype measured (the regime's own is the "
                                       "baseline's)"})

@@ -4,6 +4,7 @@ regime's own history."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
 from sqlmodel import Session
@@ -19,9 +20,9 @@ from tierplan.services.import_rows import MeasurementRow, read_rows
 from tierplan.text import formatting as fmt
 
 
-def check_key(campaign: core.Campaign, key: str) -> None:
-    """FormInvalid at the field unless the campaign has an intervention `key`."""
-    keys = sorted(i.key for i in campaign.interventions)
+def check_key(keys: Iterable[str], key: str) -> None:
+    """FormInvalid at the field unless `key` is one of the campaign's intervention `keys`."""
+    keys = sorted(keys)
     if key not in keys:
         raise FormInvalid({"prototype_of": f"no intervention {key!r} in this campaign (it has {', '.join(keys)})"})
 

@@ -189,7 +189,7 @@ def _measurement_preview(session: Session, rows: CampaignRows, infos: list[FileI
     interventions = rows.interventions
     campaign, _, _ = core_campaign(rows)
     if options.prototype_of:  # its runs are the intervention's evidence, rightly far from the regime's own
-        check_key(campaign, options.prototype_of)
+        check_key((i.key for i in campaign.interventions), options.prototype_of)
         if options.add_regimes:
             raise FormInvalid({"add_regimes": "a prototype is compared with a regime's own baseline: choose the "
                                               "regime it ran in, not new ones"})

@@ -12,7 +12,7 @@ from tierplan.planning.metrics import THROUGHPUT_METRIC
 from tierplan.planning.model import Campaign, Effect, Intervention, Regime, need
 from tierplan.planning.projection import RegimeProjection, Step, baseline_step_ms
 from tierplan.planning.prototype_benchmark import Fit
-from tierplan.planning.schedule import schedule_start, working_day, working_days_between
+from tierplan.planning.schedule import people, schedule_start, working_day, working_days_between
 from tierplan.planning.spec_break_even import break_even
 from tierplan.planning.step import host_cost_us, start_state
 from tierplan.planning.step_changes import spec_tokens
@@ -171,8 +171,7 @@ def plan_start(record: PlanRecord) -> date:
 
 def team_of(record: PlanRecord) -> int:
     """The people the schedule has: the team size, or as many as the work names when more (planning/schedule.py)."""
-    named = {i.assignee for i in record.interventions if i.assignee and i.status != "rejected"}
-    return max(record.campaign.team_size, len(named))
+    return people(record.campaign.team_size, (i.assignee for i in record.interventions if i.status != "rejected"))
 
 
 def schedule_text(effort: EffortDistribution, team_size: int, start: date, first_p50: date | None = None) -> str:
