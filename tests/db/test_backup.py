@@ -20,9 +20,10 @@ HTMX = {"HX-Request": "true"}
 
 
 @pytest.fixture
-def rich_campaign(client: TestClient, demo_id: int) -> int:
+def rich_campaign(client: TestClient, demo_id: int, clock) -> int:
     """The demo with what a campaign gathers: an import, a retraction, a second profile, rules, a prerequisite."""
-    files = [("files", ("run.json", (DATA / "vllm_serve_append.json").read_bytes()))]
+    clock.advance(days=7)  # vLLM wrote bench_serve_append.json on 2026-12-07
+    files = [("files", ("run.json", (DATA / "vllm" / "bench_serve_append.json").read_bytes()))]
     preview = client.post(f"/campaigns/{demo_id}/import", files=files, data={"includes": ["A1", "A2"]}, headers=HTMX)
     token = preview.text.split("/import/")[1].split("/confirm")[0]
     assert client.post(f"/campaigns/{demo_id}/import/{token}/confirm", headers=HTMX).status_code == 204

@@ -22,7 +22,7 @@ def tierplan(*args: str, url: str = "sqlite:///unused.db") -> subprocess.Complet
 
 def vllm_run(tmp_path: Path, name: str, *, concurrency: int, tok_s: float, tpot_ms: float, date: str) -> Path:
     """One run of the vLLM fixture (a `vllm bench serve --save-result` record) with its figures moved."""
-    lines = (DATA / "vllm_serve_append.json").read_text().splitlines()
+    lines = (DATA / "vllm" / "bench_serve_append.json").read_text().splitlines()
     record = next(r for r in map(json.loads, lines) if r["max_concurrency"] == concurrency)
     record.update(date=date, output_throughput=tok_s, mean_tpot_ms=tpot_ms)
     path = tmp_path / name
@@ -102,5 +102,5 @@ def test_gates_from_the_database_and_bad_arguments(tmp_path):
     unknown = tierplan("gates", "1", "--tier", "Z", url=url)
     assert unknown.returncode == 2 and "has no tier 'Z' (it has A, B, C)" in unknown.stderr
     assert tierplan("gates", "8", url=url).returncode == 2
-    assert tierplan("push", str(DATA / "vllm_serve_append.json"), "--server", "ftp://x", "--campaign", "1"
+    assert tierplan("push", str(DATA / "vllm" / "bench_serve_append.json"), "--server", "ftp://x", "--campaign", "1"
                     ).returncode == 1

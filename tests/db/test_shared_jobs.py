@@ -41,7 +41,7 @@ def test_an_upload_taken_by_one_server_is_polled_confirmed_or_cancelled_on_anoth
     """(Both in one test: starting the two servers, three workers, is most of its time.)"""
     url, base_a, base_b, uploads = two_servers
     before = stored(url, "SELECT count(*) FROM measurement")
-    body = (DATA / "vllm_serve_append.json").read_bytes()
+    body = (DATA / "vllm" / "bench_serve_append.json").read_bytes()
     with requests.Session() as a, requests.Session() as b:
         started = a.post(f"{base_a}/campaigns/1/import", files={"files": ("run.json", body)},
                          data={"includes": ["A1", "A2"]}, headers=HTMX, timeout=30)

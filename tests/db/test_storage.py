@@ -89,10 +89,11 @@ def test_an_import_commits_as_one_and_undoes_as_one(db, tmp_path):
     counts = lambda: tuple(len(db.exec(select(t)).all()) for t in (Measurement, ProfileShare, ImportRecord))  # noqa: E731
     before = counts()
     options = ImportOptions(kind="gate check")
-    results = preview_import(db, campaign.id, [("append.json", data / "vllm_serve_append.json")], options, now=NOW,
-                             rows_dir=tmp_path)
+    week_on = NOW.replace(day=8)  # vLLM wrote bench_serve_append.json on 2026-12-07
+    results = preview_import(db, campaign.id, [("append.json", data / "vllm" / "bench_serve_append.json")], options,
+                             now=week_on, rows_dir=tmp_path)
     db.rollback()  # the confirm writes on sessions of its own
-    confirm_import(Sessions(db.get_bind()), campaign.id, results, now=NOW, batch="a" * 32)
+    confirm_import(Sessions(db.get_bind()), campaign.id, results, now=week_on, batch="a" * 32)
     trace = preview_import(db, campaign.id, [("eager.json.gz", data / "trace_eager_b1.json.gz")],
                            ImportOptions(regime="batch 1", step_ms=11.44), now=NOW, rows_dir=tmp_path)
     db.rollback()

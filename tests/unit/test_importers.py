@@ -10,7 +10,7 @@ import pytest
 
 from tests.shared_fixtures import shared_fixture
 from tierplan.importers import detect as formats
-from tierplan.importers.benchmarks import parse_console, parse_results_json
+from tierplan.importers.benchmarks import engine_of_backend, parse_console, parse_results_json
 from tierplan.importers.buckets import HOST_BUCKET, bucket_kernels, step_shares
 from tierplan.importers.errors import ImportFileError
 from tierplan.importers.kernel_csv import ColumnMap, parse_generic, parse_nsys
@@ -54,6 +54,32 @@ def test_a_vllm_result_written_here_gives_its_figures_to_the_last_digit():
         assert run.metrics[metric] == saved[key]
     assert run.model == "stub-model" and run.measured_at == saved["date"]
     assert (run.input_len, run.output_len) == (round(1354 / 40), 64)  # from its totals: it states no lengths
+
+
+def test_appended_vllm_results_give_each_run_and_the_server_s_draft_acceptance_to_the_last_digit():
+    """vLLM 0.33's `--append-result` (tests/data/vllm/bench_serve_append.json): a run a line, the first against a
+    draft-and-verify server, whose /metrics the client read into spec_decode_* fields."""
+    saved = [json.loads(line) for line in text("vllm/bench_serve_append.json").splitlines()]
+    runs = parse_results_json(text("vllm/bench_serve_append.json"), "append.json")
+    assert [r.concurrency for r in runs] == [1, 16] and [r.where for r in runs] == ["line 1", "line 2"]
+    for run, record in zip(runs, saved, strict=True):
+        assert run.metrics["output_tok_s"] == record["output_throughput"]
+        assert run.metrics["tpot_ms"] == record["mean_tpot_ms"] and run.measured_at == record["date"]
+        assert run.model == "deepseek-ai/DeepSeek-V4-Flash" and run.label == record["label"]
+        assert (run.input_len, run.output_len) == (round(record["total_input_tokens"] / record["completed"]), 256)
+        assert run.engine == ""  # its backend, openai-chat, names the protocol, not the engine that served
+    drafted, plain = runs
+    assert drafted.metrics["spec_decode_acceptance_length"] == saved[0]["spec_decode_acceptance_length"]
+    assert drafted.metrics["spec_decode_acceptance_rate"] == saved[0]["spec_decode_acceptance_rate"]
+    assert drafted.spec_decode["spec_decode_accepted_tokens"] == saved[0]["spec_decode_accepted_tokens"] == 636
+    assert drafted.spec_decode["spec_decode_per_position_acceptance_rates"] == [636 / 897]
+    assert plain.spec_decode == {} and "spec_decode_acceptance_length" not in plain.metrics
+
+
+@pytest.mark.parametrize("backend, engine", [("vllm", "vllm"), ("openai-chat", ""), ("openai", ""), ("sglang-oai", "sglang"),
+                                             ("vllm-chat", "vllm"), ("trt", "tensorrt-llm"), (None, "")])
+def test_a_client_backend_names_an_engine_only_where_it_is_one(backend, engine):
+    assert engine_of_backend(backend) == engine
 
 
 def test_the_console_block_vllm_printed_gives_the_same_figures_rounded():

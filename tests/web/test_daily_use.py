@@ -5,7 +5,7 @@ import threading
 import pytest
 from sqlmodel import func, select
 
-from tests.web.test_imports import DATA
+from tests.web.test_imports import APPEND, DATA
 from tierplan.db.engine import make_engine, new_session
 from tierplan.db.tables import Campaign
 from tierplan.models.plan_rows import CampaignCreate
@@ -18,7 +18,7 @@ from tierplan.views.gates import GateOut, GateSummary, TierGatesOut
 def test_a_push_naming_an_unknown_intervention_is_refused_and_stores_nothing(client, demo_id):
     before = len(client.get(f"/api/campaigns/{demo_id}/measurements").json())
     refused = client.post(f"/api/campaigns/{demo_id}/imports", data={"includes": "A1,Z9"},
-                          files=[("files", ("run.json", (DATA / "vllm_serve_append.json").read_bytes()))])
+                          files=[("files", ("run.json", APPEND.read_bytes()))])
     assert refused.status_code == 409
     assert refused.json()["errors"]["includes"].startswith("no intervention Z9 in this campaign (it has A1, A2")
     assert len(client.get(f"/api/campaigns/{demo_id}/measurements").json()) == before

@@ -1,6 +1,7 @@
 """Imports through the page: preview, confirm, duplicates, undo, and bad files that change nothing."""
 
 import html
+import json
 import re
 from pathlib import Path
 
@@ -12,6 +13,8 @@ from tierplan.db.engine import new_session
 from tierplan.db.tables import ImportRecord, Measurement, Profile
 
 DATA = Path(__file__).parent.parent / "data"
+APPEND = DATA / "vllm" / "bench_serve_append.json"  # vLLM 0.33's `bench serve --append-result`: two runs, two lines
+APPEND_RUNS = [json.loads(line) for line in APPEND.read_text().splitlines()]
 HTMX = {"HX-Request": "true"}
 
 
@@ -80,28 +83,35 @@ def test_a_vllm_result_previews_then_imports_its_figures(client, app, demo_id):
     assert imported and all("its file names another setup: the file names model" in r["confirmed"] for r in imported)
 
 
-def test_runs_are_matched_to_regimes_by_concurrency(client, app, demo_id):
-    preview = upload(client, demo_id, "vllm_serve_append.json", includes=["A1", "A2"])
+def test_runs_are_matched_to_regimes_by_concurrency(client, app, demo_id, clock):
+    """vLLM's two appended runs (concurrency 1 with drafts, 16 without), written 2026-12-07, a week after the clock."""
+    clock.advance(days=7)
+    first, second = APPEND_RUNS
+    preview = upload(client, demo_id, APPEND, includes=["A1", "A2"])
     assert preview.status_code == 200
     text = html.unescape(preview.text)
-    assert "becomes the batch 1 baseline: 10.0 tok/s → 44.1 tok/s (taken with A1, A2)" in text
-    assert "its mean TPOT, 21.1 ms, becomes the batch 1 step time" in text
+    assert f"becomes the batch 1 baseline: 10.0 tok/s → {first['output_throughput']:.1f} tok/s (taken with A1, A2)" in text
+    assert f"its mean TPOT, {first['mean_tpot_ms']:.1f} ms, becomes the batch 1 step time" in text
     assert "gate of tier A, concurrency 16 output throughput >= 40.0 tok/s: pending → pass" in text
+    # the client's backend (openai-chat) says how it spoke to the server, not which engine served
+    assert "measured with 'openai-chat'" not in text and "engine openai-chat" not in text
     assert confirm(client, demo_id, token_of(preview.text)).status_code == 204
     plan = client.get(f"/api/campaigns/{demo_id}/plan").json()
-    # dated 2026-11-20, after the demo's baselines: these are the new baselines, taken with tier A's work
-    assert [r["baseline_tok_s"] for r in plan["regimes"]] == [44.1, 61.7]
+    # dated after the demo's baselines: these are the new baselines, taken with tier A's work
+    assert [r["baseline_tok_s"] for r in plan["regimes"]] == [first["output_throughput"], second["output_throughput"]]
     assert [r["includes"] for r in plan["regimes"]] == [["A1", "A2"], ["A1", "A2"]]
-    assert plan["regimes"][0]["step_ms"] == 21.1 and plan["regimes"][0]["step_source"].startswith("mean TPOT")
+    assert plan["regimes"][0]["step_ms"] == first["mean_tpot_ms"]
+    assert plan["regimes"][0]["step_source"].startswith("mean TPOT")
 
 
-def test_runs_that_pass_a_gate_without_saying_they_include_the_tier_are_flagged(client, app, demo_id):
-    preview = upload(client, demo_id, "vllm_serve_append.json")
+def test_runs_that_pass_a_gate_without_saying_they_include_the_tier_are_flagged(client, app, demo_id, clock):
+    clock.advance(days=7)
+    preview = upload(client, demo_id, APPEND)
     assert "does not include A1, A2" in html.unescape(preview.text)
     # said where the value is, the metric in words and the value with its unit
-    assert re.search(r"vllm_serve_append\.json[^:]*, output throughput [\d,.]+ tok/s: ", html.unescape(preview.text))
+    assert re.search(r"bench_serve_append\.json[^:]*, output throughput [\d,.]+ tok/s: ", html.unescape(preview.text))
     assert confirm(client, demo_id, token_of(preview.text)).status_code == 422
-    as_checks = upload(client, demo_id, "vllm_serve_append.json", kind="gate check")
+    as_checks = upload(client, demo_id, APPEND, kind="gate check")
     assert "recorded as a gate check: the baseline stays 10.0 tok/s" in html.unescape(as_checks.text)
     assert confirm(client, demo_id, token_of(as_checks.text)).status_code == 204
     assert [r["baseline_tok_s"] for r in client.get(f"/api/campaigns/{demo_id}/plan").json()["regimes"]] == [10, 23]
@@ -235,10 +245,11 @@ def test_without_a_step_time_the_regime_measured_one_is_used(client, app, demo_i
     assert "step time from the newest mean time per output token of batch 1" in preview.text
 
 
-def test_two_previews_of_one_file_confirmed_in_turn_store_it_once(client, app, demo_id):
+def test_two_previews_of_one_file_confirmed_in_turn_store_it_once(client, app, demo_id, clock):
+    clock.advance(days=7)  # the file is dated 2026-12-07
     before = counts(app)
-    first = upload(client, demo_id, "vllm_serve_append.json", includes=["A1", "A2"])
-    second = upload(client, demo_id, "vllm_serve_append.json", includes=["A1", "A2"])
+    first = upload(client, demo_id, APPEND, includes=["A1", "A2"])
+    second = upload(client, demo_id, APPEND, includes=["A1", "A2"])
     assert confirm(client, demo_id, token_of(first.text)).status_code == 204
     once = counts(app)
     again = confirm(client, demo_id, token_of(second.text))
@@ -246,9 +257,10 @@ def test_two_previews_of_one_file_confirmed_in_turn_store_it_once(client, app, d
     assert once[0] > before[0] and counts(app) == once == (once[0], before[1], before[2] + 1)
 
 
-def test_another_campaigns_upload_cannot_be_confirmed_here(client, app, demo_id):
+def test_another_campaigns_upload_cannot_be_confirmed_here(client, app, demo_id, clock):
+    clock.advance(days=7)  # the file is dated 2026-12-07
     other = client.post("/api/campaigns", json={"name": "other", "gpu_count": 1}).json()["id"]
-    preview = upload(client, demo_id, "vllm_serve_append.json", includes=["A1", "A2"])
+    preview = upload(client, demo_id, APPEND, includes=["A1", "A2"])
     before = counts(app)
     refused = confirm(client, other, token_of(preview.text))
     assert refused.status_code == 404 and "another campaign" in refused.text and counts(app) == before
@@ -256,6 +268,7 @@ def test_another_campaigns_upload_cannot_be_confirmed_here(client, app, demo_id)
 
 def test_confirming_one_upload_at_once_from_several_sessions_stores_it_once(client, app, demo_id, clock, tmp_path):
     """The same batch confirmed four times at once (a double click, a retry) is stored once."""
+    clock.advance(days=7)  # the file is dated 2026-12-07
     import threading
 
     from tierplan.db.engine import Sessions
@@ -264,7 +277,7 @@ def test_confirming_one_upload_at_once_from_several_sessions_stores_it_once(clie
 
     before = counts(app)
     with new_session(app.state.engine) as session:
-        preview = preview_import(session, demo_id, [("run.json", DATA / "vllm_serve_append.json")],
+        preview = preview_import(session, demo_id, [("run.json", APPEND)],
                                  ImportOptions(includes=["A1", "A2"]), now=clock(), rows_dir=tmp_path)
     errors: list[BaseException] = []
 
@@ -331,9 +344,9 @@ def test_abandoned_upload_folders_are_removed_after_a_day(app, tmp_path):
 
 
 def test_a_benchmark_and_a_profile_together_are_refused_naming_which_is_which(client, app, demo_id):
-    refused = upload(client, demo_id, "vllm_serve_append.json", "nsys_top3.csv", regime="batch 1")
+    refused = upload(client, demo_id, APPEND, "nsys_top3.csv", regime="batch 1")
     assert refused.status_code == 422
-    assert ("import benchmark results (vllm_serve_append.json) and profiles (nsys_top3.csv) separately"
+    assert ("import benchmark results (bench_serve_append.json) and profiles (nsys_top3.csv) separately"
             in html.unescape(refused.text))
     with new_session(app.state.engine) as session:
         assert session.exec(select(func.count()).select_from(ImportRecord)).one() == 0

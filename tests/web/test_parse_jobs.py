@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from tests.polling import eventually
-from tests.web.test_imports import DATA, HTMX, counts, wait_for_parse
+from tests.web.test_imports import APPEND, DATA, HTMX, counts, wait_for_parse
 from tierplan.db import jobs
 from tierplan.services import parse_jobs
 
@@ -90,9 +90,10 @@ def test_a_watcher_that_loses_the_database_stops_the_parse_and_ends_its_job(clie
     assert "the server could not follow the parse" in shown.text
 
 
-def test_a_confirm_sent_again_after_the_import_lands_on_the_plan(client, app, demo_id):
+def test_a_confirm_sent_again_after_the_import_lands_on_the_plan(client, app, demo_id, clock):
+    clock.advance(days=7)  # vLLM wrote bench_serve_append.json on 2026-12-07
     app.state.settings.inline_parse_mb = 0
-    data = (DATA / "vllm_serve_append.json").read_bytes()
+    data = APPEND.read_bytes()
     first = client.post(f"/campaigns/{demo_id}/import", files=[("files", ("run.json", data))],
                         data={"includes": ["A1", "A2"]}, headers=HTMX)
     token = re.search(r"/import/([0-9a-f]{32})/status", first.text).group(1)

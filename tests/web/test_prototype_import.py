@@ -5,7 +5,7 @@ import html
 
 import pytest
 
-from tests.web.test_imports import confirm, token_of, upload
+from tests.web.test_imports import APPEND, APPEND_RUNS, confirm, token_of, upload
 
 
 def test_a_prototype_s_trace_sets_its_intervention_s_effects_measured_where_it_ran_and_carried_elsewhere(
@@ -69,19 +69,21 @@ def test_a_gate_can_require_a_measured_profile_of_its_regime(client, demo_id):
     assert status()["status"] == "pass"
 
 
-def test_a_prototype_s_benchmark_sizes_its_intervention_and_is_not_the_regime_s_history(client, demo_id):
-    """The two runs of vllm_serve_append.json (batch 1 at 44.1 tok/s, concurrency 16 at 61.7) imported as A1's
-    prototype: refused across two regimes, then with the regime named the newest run (61.7 tok/s) sizes A1 against
-    batch 1's baseline; batch 1's own runs do not move."""
+def test_a_prototype_s_benchmark_sizes_its_intervention_and_is_not_the_regime_s_history(client, demo_id, clock):
+    """The two runs of vLLM's bench_serve_append.json (concurrency 1 and 16) imported as A1's prototype: refused
+    across two regimes, then with the regime named the newest run sizes A1 against batch 1's baseline; batch 1's own
+    runs do not move."""
+    clock.advance(days=7)  # vLLM wrote the file on 2026-12-07
+    newest = APPEND_RUNS[-1]["output_throughput"]
     runs_before = client.get(f"/api/campaigns/{demo_id}/measurements").json()
     plan_before = client.get(f"/api/campaigns/{demo_id}/plan").json()
-    two = upload(client, demo_id, "vllm_serve_append.json", prototype_of="A1")
+    two = upload(client, demo_id, APPEND, prototype_of="A1")
     assert "a prototype's benchmark is compared in one regime, and these runs are in batch 1, concurrency 16" in \
         html.unescape(two.text)
-    preview = upload(client, demo_id, "vllm_serve_append.json", regime="batch 1", prototype_of="A1")
+    preview = upload(client, demo_id, APPEND, regime="batch 1", prototype_of="A1")
     said = html.unescape(preview.text)
     assert preview.status_code == 200, said
-    assert "becomes the evidence of A1: its prototype measured 61.7 tok/s in batch 1" in said
+    assert f"becomes the evidence of A1: its prototype measured {newest:.1f} tok/s in batch 1" in said
     assert confirm(client, demo_id, token_of(preview.text)).status_code == 204
     assert client.get(f"/api/campaigns/{demo_id}/measurements").json() == runs_before
     plan = client.get(f"/api/campaigns/{demo_id}/plan").json()
@@ -89,11 +91,11 @@ def test_a_prototype_s_benchmark_sizes_its_intervention_and_is_not_the_regime_s_
     tier_a = plan["regimes"][0]["projections"][0]
     assert tier_a["tok_s"] != pytest.approx(plan_before["regimes"][0]["projections"][0]["tok_s"])
     page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
-    assert "Sized by a prototype's benchmark in batch 1 (import: vllm_serve_append.json" in page
+    assert "Sized by a prototype's benchmark in batch 1 (import: bench_serve_append.json" in page
     assert "Entered for it, planned at that size:" in page
     assert "Sized by a prototype's benchmark in batch 1" in client.get(f"/campaigns/{demo_id}/roadmap.md").text
 
 
 def test_a_prototype_s_benchmark_names_an_intervention_of_the_campaign(client, demo_id):
-    unknown = upload(client, demo_id, "vllm_serve_append.json", regime="batch 1", prototype_of="Z9")
+    unknown = upload(client, demo_id, APPEND, regime="batch 1", prototype_of="Z9")
     assert unknown.status_code == 422 and "no intervention 'Z9' in this campaign" in html.unescape(unknown.text)

@@ -50,6 +50,17 @@ def metric_name(key: str) -> str | None:
     return f"{quantity}_ms" if stat == "mean" else f"{stat}_{quantity}_ms"
 
 
+# The client's `--backend` names how it spoke to the server; only these name the engine behind it (vLLM: "vllm",
+# "vllm-pooling"; SGLang: "sglang", "sglang-oai", "vllm-chat", "trt", "lmdeploy"); "openai-chat" and the like do not.
+ENGINE_OF_BACKEND = {"vllm": "vllm", "sglang": "sglang", "lmdeploy": "lmdeploy", "trt": "tensorrt-llm",
+                     "tensorrt": "tensorrt-llm", "tgi": "tgi", "deepspeed": "deepspeed-mii", "scalellm": "scalellm"}
+
+
+def engine_of_backend(backend) -> str:
+    """The engine a benchmark client's backend names, or "" where it names only a protocol (openai-chat)."""
+    return ENGINE_OF_BACKEND.get(str(backend or "").lower().split("-")[0], "")
+
+
 def _number(value) -> float | None:
     if isinstance(value, bool) or value is None:
         return None
@@ -95,7 +106,7 @@ def run_from_result(result: dict, source_format: str, where: str, file: str) -> 
         measured_at=_text(result.get("date")),
         model=_text(result.get("model_id") or result.get("model") or result.get("tokenizer_id")),
         gpu=_text(result.get("gpu") or result.get("gpu_name") or result.get("device")),
-        engine=_text(result.get("backend")),
+        engine=engine_of_backend(result.get("backend")),
     )
 
 
