@@ -76,6 +76,25 @@ def test_appended_vllm_results_give_each_run_and_the_server_s_draft_acceptance_t
     assert plain.spec_decode == {} and "spec_decode_acceptance_length" not in plain.metrics
 
 
+def test_sglang_bench_serving_runs_give_their_figures_to_the_last_digit_and_the_server_s_accept_length():
+    """SGLang 0.5.23's `python -m sglang.benchmark.serving` (tests/data/sglang): a run a line, `request_rate` written
+    as JSON's non-standard Infinity, no date, the model only in the server_info it saved."""
+    saved = [json.loads(line) for line in text("sglang/bench_serving.jsonl").splitlines()]
+    runs = parse_results_json(text("sglang/bench_serving.jsonl"), "bench_serving.jsonl")
+    assert [r.concurrency for r in runs] == [1, 16] and all(r.source_format == "sglang_bench_serving" for r in runs)
+    for run, record in zip(runs, saved, strict=True):
+        assert run.request_rate == "inf" and run.measured_at == "" and run.engine == "sglang"
+        assert run.model == record["server_info"]["model_path"] == "deepseek-ai/DeepSeek-V4-Flash"
+        assert (run.input_len, run.output_len) == (1024, 256)
+        for key, metric in (("output_throughput", "output_tok_s"), ("mean_tpot_ms", "tpot_ms"),
+                            ("p99_itl_ms", "p99_itl_ms"), ("median_ttft_ms", "median_ttft_ms"),
+                            ("mean_e2e_latency_ms", "e2el_ms")):
+            assert run.metrics[metric] == record[key]
+    accept = saved[0]["server_info"]["internal_states"][0]["avg_spec_accept_length"]
+    assert runs[0].metrics["spec_decode_acceptance_length"] == saved[0]["accept_length"] == accept
+    assert "spec_decode_acceptance_length" not in runs[1].metrics and saved[1]["accept_length"] is None
+
+
 @pytest.mark.parametrize("backend, engine", [("vllm", "vllm"), ("openai-chat", ""), ("openai", ""), ("sglang-oai", "sglang"),
                                              ("vllm-chat", "vllm"), ("trt", "tensorrt-llm"), (None, "")])
 def test_a_client_backend_names_an_engine_only_where_it_is_one(backend, engine):
@@ -100,6 +119,8 @@ def test_json_without_a_throughput_says_what_was_expected():
     [
         ("vllm/bench_serve_c4.json", formats.RESULTS),
         ("sglang_one_batch.jsonl", formats.RESULTS),
+        ("sglang/bench_serving.jsonl", formats.RESULTS),
+        ("vllm/bench_serve_append.json", formats.RESULTS),
         ("vllm/bench_serve_c4.console.txt", formats.CONSOLE),
         ("trace_eager_b1.json.gz", formats.TRACE),
         ("nsys_cuda_gpu_kern_sum.csv", formats.NSYS),

@@ -135,6 +135,22 @@ def test_the_same_file_twice_is_recognised_and_not_counted_twice(client, app, de
     assert counts(app) == before
 
 
+def test_sglang_runs_carry_no_date_so_the_import_asks_for_one_and_names_no_mismatch(client, app, demo_id):
+    """SGLang's bench_serving JSONL (tests/data/sglang) states no date; its backend (sglang-oai-chat) names the engine
+    the demo campaign describes, and its model the demo's."""
+    runs = [json.loads(line) for line in (DATA / "sglang" / "bench_serving.jsonl").read_text().splitlines()]
+    preview = upload(client, demo_id, "sglang/bench_serving.jsonl", includes=["A1", "A2"])
+    said = html.unescape(preview.text)
+    assert "bench_serving.jsonl carries no date" in said and "Check:" not in said
+    assert "model deepseek-ai/DeepSeek-V4-Flash, engine sglang" in said
+    assert f"becomes the batch 1 baseline: 10.0 tok/s → {runs[0]['output_throughput']:.1f} tok/s" in said
+    assert confirm(client, demo_id, token_of(preview.text)).status_code == 422
+    assert confirm(client, demo_id, token_of(preview.text), measured_at="2026-11-25T10:00").status_code == 204
+    stored = client.get(f"/api/campaigns/{demo_id}/measurements", params={"limit": 500}).json()
+    accept = [m for m in stored if m["metric"] == "spec_decode_acceptance_length"]
+    assert [m["value"] for m in accept] == [runs[0]["accept_length"]] and accept[0]["regime"] == "batch 1"
+
+
 def test_an_import_is_undone_as_a_whole(client, app, demo_id):
     before = counts(app)
     preview = upload(client, demo_id, "sglang_one_batch.jsonl")

@@ -61,6 +61,12 @@ def engine_of_backend(backend) -> str:
     return ENGINE_OF_BACKEND.get(str(backend or "").lower().split("-")[0], "")
 
 
+def _served_model(result: dict) -> object:
+    """The model the server said it serves, where the client saved what the server told it (SGLang's server_info)."""
+    info = result.get("server_info")
+    return info.get("model_path") if isinstance(info, dict) else None
+
+
 def _number(value) -> float | None:
     if isinstance(value, bool) or value is None:
         return None
@@ -104,7 +110,8 @@ def run_from_result(result: dict, source_format: str, where: str, file: str) -> 
             result, "total_output_tokens"),
         spec_decode=spec,
         measured_at=_text(result.get("date")),
-        model=_text(result.get("model_id") or result.get("model") or result.get("tokenizer_id")),
+        model=_text(result.get("model_id") or result.get("model") or result.get("tokenizer_id")
+                    or _served_model(result)),
         gpu=_text(result.get("gpu") or result.get("gpu_name") or result.get("device")),
         engine=engine_of_backend(result.get("backend")),
     )

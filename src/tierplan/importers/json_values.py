@@ -4,8 +4,9 @@ Benchmark results files hold one object (vLLM `--save-result`), several appended
 SGLang JSONL), or a list or a `results` list of them (sweep summaries). A saved result can also carry
 per-request arrays (`ttfts`, `itls`, `generated_texts`, ...) of millions of numbers, which `json.load` would
 turn into gigabytes. ijson walks the stream instead and only the shallow part of each value is built: the
-scalars of an object, the objects of a top-level or `results` list, and arrays of scalars of at most
-MAX_KEPT_ITEMS items (per-position acceptance rates, say); longer arrays and deeper values are skipped.
+scalars of an object and of the objects directly in it (SGLang's `server_info`), the objects of a top-level or
+`results` list, and arrays of scalars of at most MAX_KEPT_ITEMS items (per-position acceptance rates, say); longer
+arrays and deeper values are skipped.
 
 The stream is fed to the parser in pieces that end at a newline (or at a comma, for lines longer than
 PIECE_BYTES), so a value's line and an error's line are exact. Python's json writes non-finite floats as
@@ -61,6 +62,8 @@ class _Shallow:
             kind = "items" if key == "results" and len(self.stack) == 1 else "scalars"
         elif parent.kind == "items" and is_object:
             kind = "object"
+        elif parent.kind == "object" and is_object and len(self.stack) == 1:
+            kind = "object"  # an object in a result (SGLang's `server_info`): its scalars too, nothing deeper
         else:
             kind = "skip"
         self.stack.append(_Frame(kind, key, {} if kind == "object" else None))

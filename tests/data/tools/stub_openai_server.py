@@ -7,7 +7,8 @@ With `--draft-tokens K --accept P1,...,PK` it decodes as a draft-and-verify serv
 tokens, accepts position i with probability Pi while the positions before it were accepted (seeded, so a run is
 repeatable), and streams the accepted tokens and one more in one chunk; /metrics then counts drafts, draft tokens and
 accepted tokens (overall and per position) under the Prometheus names vLLM's server exposes (`vllm:spec_decode_*`),
-which `vllm bench serve` reads before and after a run.
+which `vllm bench serve` reads before and after a run, and /server_info gives the tokens a step so far as SGLang's
+server does (`internal_states[0].avg_spec_accept_length`), which SGLang's `bench_serving` reads after a run.
 
 With `--tokenizer DIR` (a folder with a tokenizer.json) the usage it reports counts the prompt's tokens with that
 tokenizer (the text of every message, no chat template); without it, the prompt's words.
@@ -49,6 +50,10 @@ class Speculation:
         self.draft_tokens += len(self.accept)
         self.accepted += accepted
         return 1 + accepted
+
+    def accept_length(self) -> float:
+        """Tokens a step, the drafts accepted and the one the verify adds."""
+        return (self.drafts + self.accepted) / self.drafts if self.drafts else 0.0
 
     def prometheus(self, model: str) -> str:
         labels = f'engine="0",model_name="{model}"'
@@ -99,6 +104,11 @@ def make_app(model: str, ttft_ms: float, itl_ms: float, speculation: Speculation
     @app.get("/metrics", response_class=PlainTextResponse)
     async def metrics() -> str:
         return speculation.prometheus(model) if speculation else ""
+
+    @app.get("/server_info")
+    async def server_info() -> dict:
+        state = {"avg_spec_accept_length": speculation.accept_length()} if speculation else {}
+        return {"model_path": model, "internal_states": [state]}
 
     @app.get("/v1/models")
     async def models() -> dict:
