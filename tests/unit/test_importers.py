@@ -394,10 +394,11 @@ def test_results_are_read_shallow_so_per_request_arrays_cost_nothing():
 
     text = ('{"output_throughput": 10.5, "request_rate": Infinity, "itls": [[0.1, 0.2], [0.3]], '
             '"ttfts": [' + ", ".join(["0.5"] * 1000) + '], "spec_decode_per_position": [0.9, 0.7], '
-            '"nested": {"a": 1}, "results": [{"x": 1, "deep": [1]}, {"y": NaN}]}\n[{"z": 2}, 3, 4]')
+            '"nested": {"a": 1, "deeper": {"b": 2}, "objects": [{"c": 3}]}, "results": [{"x": 1, "deep": [1]}, '
+            '{"y": NaN}]}\n[{"z": 2}, 3, 4]')
     (first, line1), (second, line2) = values(text)
     assert first == {"output_throughput": 10.5, "request_rate": "inf", "spec_decode_per_position": [0.9, 0.7],
-                     "results": [{"x": 1, "deep": [1]}, {"y": "nan"}]}
+                     "nested": {"a": 1}, "results": [{"x": 1, "deep": [1]}, {"y": "nan"}]}  # one level in, scalars
     assert (line1, line2) == (1, 2) and second == [{"z": 2}, 3]  # one odd item kept, for its error
     long_line = '{"a": [' + ",".join(["1.25"] * (module.PIECE_BYTES // 4)) + '], "output_throughput": 3}'
     assert values(long_line) == [({"output_throughput": 3}, 1)]  # a line past a piece is cut at a comma

@@ -2,7 +2,9 @@
 times across batch sizes for three implementation paths of one dense decoder, the same with 4 tokens a sequence in
 flight (a draft-and-verify step for 3 drafts), and torch.profiler traces of the eager and graph paths at batches 8
 and 64. Run there as `OUT=<folder> python3 tests/data/device/write_graph_sweep.py` (SWEEP_BATCHES, SWEEP_PATHS and
-SWEEP_VERIFY=0 narrow it: "8,64", "eager,graphs", no draft-and-verify steps).
+SWEEP_VERIFY=0 narrow it: "8,64", "eager,graphs", no draft-and-verify steps). SWEEP_NO_CUDNN=1 keeps SDPA off its
+cuDNN backend (flash, memory-efficient or math instead): with it on, torch 2.11 on an H100 picks cuDNN, which plans
+anew for every new key length, so the eager path's host time is mostly that planning.
 
 The decoder is written here in plain torch (no serving engine): 8 layers of Llama-3-8B's shape (hidden 4096, 32 query
 and 8 KV heads of 128, MLP width 14336, vocabulary 128256), bf16, random weights (seed 0), RMSNorm, rotary
@@ -29,6 +31,7 @@ import time
 
 import torch
 import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.profiler import ProfilerActivity, profile, schedule
 
 OUT = os.environ["OUT"]
@@ -39,6 +42,15 @@ VERIFY_TOKENS = 4
 PATHS = tuple(os.environ.get("SWEEP_PATHS", "eager,static,graphs").split(","))
 LENGTHS = (1, VERIFY_TOKENS) if os.environ.get("SWEEP_VERIFY", "1") == "1" else (1,)
 TRACED = (8, 64)
+NO_CUDNN = os.environ.get("SWEEP_NO_CUDNN", "0") == "1"
+BACKENDS = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]
+
+
+def sdpa(q, k, v, mask):
+    if not NO_CUDNN:
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
+    with sdpa_kernel(BACKENDS):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, enable_gqa=True)
 
 
 def weight(*shape: int) -> torch.Tensor:
@@ -95,7 +107,7 @@ class DynamicCache:
         mask = None
         if length > 1:  # query j sees the cache and drafts up to j
             mask = torch.arange(total, device="cuda")[None] <= (total - length + torch.arange(length, device="cuda"))[:, None]
-        return F.scaled_dot_product_attention(q, self.k[index], self.v[index], attn_mask=mask, enable_gqa=True)
+        return sdpa(q, self.k[index], self.v[index], mask)
 
 
 class StaticCache:
@@ -109,7 +121,7 @@ class StaticCache:
         self.k[index].index_copy_(2, positions, k)
         self.v[index].index_copy_(2, positions, v)
         mask = self.keys[None] <= positions[:, None]  # every position of the cache, masked
-        return F.scaled_dot_product_attention(q, self.k[index], self.v[index], attn_mask=mask, enable_gqa=True)
+        return sdpa(q, self.k[index], self.v[index], mask)
 
 
 class Runner:
@@ -180,7 +192,8 @@ def main() -> None:
     model = Decoder()
     report: dict = {"torch": torch.__version__, "device": torch.cuda.get_device_name(), "layers": LAYERS,
                     "hidden": HIDDEN, "heads": HEADS, "kv_heads": KV_HEADS, "head_dim": HEAD_DIM, "mlp": MLP,
-                    "vocab": VOCAB, "context_tokens": CONTEXT, "static_cache_tokens": MAX_LEN, "paths": {}}
+                    "vocab": VOCAB, "context_tokens": CONTEXT, "static_cache_tokens": MAX_LEN,
+                    "sdpa_backends": "flash, efficient, math (no cuDNN)" if NO_CUDNN else "torch's default", "paths": {}}
     with torch.no_grad():
         for path in PATHS:
             entry: dict = {}
