@@ -16,6 +16,7 @@ import _bootstrap
 _bootstrap.ensure_project_python()
 
 import argparse
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -31,6 +32,7 @@ from tierplan.planning.prototype_benchmark import Benchmark, sized_by_benchmarks
 from tierplan.planning.step import GPU_GAP_PRIOR_US
 from tierplan.planning.step_changes import spec_expected_tokens
 from tierplan.planning.uncertainty import simulate
+from tierplan.services.import_profiles import KEPT_KERNELS
 from tierplan.views.texts import band_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,10 +61,14 @@ def trace_profile(path: str, step_ms: float) -> core.Profile:
     with open(ROOT / path, "rb") as handle:
         summary = parse_trace(handle, path)
     stats = summary.steps
-    shares, _ = step_shares(bucket_kernels(summary), ranks=1, step_ms=step_ms, steps=stats.decode_steps)
+    bucketing = bucket_kernels(summary)
+    shares, _ = step_shares(bucketing, ranks=1, step_ms=step_ms, steps=stats.decode_steps)
     gap = stats.gpu_gap_us if stats.gpu_gap_us is not None else GPU_GAP_PRIOR_US
-    return core.Profile.of(shares, core.LaunchProfile(stats.gpu_items, stats.host_launches, step_ms, gap,
-                                                      gap_measured=stats.gpu_gap_us is not None))
+    profile = core.Profile.of(shares, core.LaunchProfile(stats.gpu_items, stats.host_launches, step_ms, gap,
+                                                         gap_measured=stats.gpu_gap_us is not None))
+    kernels = tuple((k.name, k.bucket, k.total_us / bucketing.bucket_us[k.bucket])  # as an import keeps them
+                    for k in bucketing.kernels[:KEPT_KERNELS] if bucketing.bucket_us.get(k.bucket))
+    return dataclasses.replace(profile, kernels=kernels)
 
 
 def traced_regime(name: str, concurrency: int, trace: str, step_ms: float) -> core.Regime:

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from tests.polling import eventually
-from tests.web.test_imports import APPEND, DATA, HTMX, counts, wait_for_parse
+from tests.web.test_imports import APPEND, HTMX, counts, wait_for_parse
 from tierplan.db import jobs
 from tierplan.services import parse_jobs
 

@@ -182,7 +182,8 @@ def _planned(intervention, entered: tuple[core.Effect, ...], rows: CampaignRows,
     measured = next((r for r in regimes if trace is not None and r.name == names.get(trace.regime_id)), None)
     if trace is None or measured is None or measured.profile is None:
         return {"effects": entered}
-    after = core.need(to_core_profile(trace, rows.shares.get(pk(trace), [])), "the trace")
+    after = core.need(to_core_profile(trace, rows.shares.get(pk(trace), []), rows.kernels.get(pk(trace), [])),
+                      "the trace")
     plain = core.Intervention(intervention.key, intervention.title, core.ThreePoint(0, 0, 0), effects=entered)
     try:
         # its source names the import and how it was read: the first part says which trace

@@ -284,5 +284,6 @@ def load_campaign(session: Session, *, campaign_id: int) -> CampaignRows | None:
         changes=runs.changes,
         prototypes=prototypes,
         benchmarks=prototype_runs(session, intervention_ids=ids(interventions)),
-        kernels=kernels_of(session, profile_ids=ids(profiles.values())) if any(e.kernels for e in effects) else {},
+        # the kernels each profile named: effects that target kernels, and prototypes carried kernel by kernel
+        kernels=kernels_of(session, profile_ids=ids(profiles.values()) + ids(prototypes.values())),
     )

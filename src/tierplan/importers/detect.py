@@ -7,17 +7,19 @@ import zlib
 from tierplan.importers import registry
 from tierplan.importers.errors import ImportFileError
 from tierplan.importers.kernel_csv import is_nsys_kernel_csv
+from tierplan.importers.ncu_csv import is_ncu_csv
 
 TRACE = "torch_trace"
 RESULTS = registry.RESULTS.name
 CONSOLE = registry.CONSOLE.name
 NSYS = "nsys_csv"
+NCU = "ncu_csv"
 KERNEL_CSV = "kernel_csv"
 HEAD_BYTES = 65536
 EXPECTED = (
     "expected benchmark results (vLLM or SGLang JSON or JSONL, an AIPerf or GuideLLM report), a pasted vLLM "
     "summary block, a PyTorch profiler trace (.json or .json.gz), or a kernel-summary CSV (nsys stats "
-    "cuda_gpu_kern_sum)"
+    "cuda_gpu_kern_sum, ncu --csv)"
 )
 
 
@@ -46,6 +48,8 @@ def detect(head: bytes, file: str) -> str:
     named = registry.text_format(text)
     if named is not None:
         return named
+    if is_ncu_csv(text):
+        return NCU
     if is_nsys_kernel_csv(text):
         return NSYS
     first = next((line for line in text.splitlines() if line.strip()), "")

@@ -40,6 +40,7 @@ class KernelSummary:
     devices: list[str] = field(default_factory=list)  # GPU names the file gives
     whole_trace_gpu_us: float | None = None  # prefill and all, before keeping the decode steps
     listed_share: float | None = None  # nsys: share of all kernel time the table lists (Time (%) summed)
+    launch: dict[str, str] = field(default_factory=dict)  # ncu: a kernel's launch figures, in words
     ranks: int = 0
 
     def add(self, name: str, duration_us: float, count: int = 1) -> None:
@@ -55,6 +56,7 @@ class KernelSummary:
         for name, (total, count) in other.kernels.items():
             self.add(name, total, int(count))
         self.files += other.files
+        self.launch.update(other.launch)
         self.devices += [d for d in other.devices if d not in self.devices]
         if other.gpu_span_us is not None:
             self.gpu_span_us = max(self.gpu_span_us or 0.0, other.gpu_span_us)

@@ -12,9 +12,11 @@ pair says, in the measured regime:
   leaves its host side at its measured step; the GPU work items change by their difference (a launch count).
 The same effects applied to the measured regime's own profile give the prototype's step (a test holds it).
 
-Carried over: bucket speedups are ratios, so each regime's bucket shrinks in proportion to what its profile holds;
-the added GPU work is scaled by the regime's GPU time over the measured regime's (a static cache's extra attention
-grows with the batch as the rest of the GPU work does); item and launch changes hold as they are. The measured
+Carried over, where the three profiles list their kernels: the GPU time the change makes kernel by kernel
+(planning/prototype_kernels.py: kernels dropped take their own time there, kernels kept change by their ratio, new
+kernels' work grows with the sequences in flight). Where a profile lists none, bucket speedups are ratios, so each
+regime's bucket shrinks in proportion to what its profile holds, and the added GPU work is scaled by the regime's GPU
+time over the measured regime's. Item and launch changes hold as they are. The measured
 regime's effects carry +-MEASURED_SPREAD (run-to-run noise of a step), the carried ones +-CARRIED_SPREAD (how far a
 ratio moves between batch sizes: on the shared H200 pair, attention's share of GPU time moved 2x between batches
 1 and 64); the model error of each kind comes on top in the bands.
@@ -26,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from tierplan.planning.model import Effect, EffectKind, Intervention, PlanningError, Profile, Regime, ThreePoint, need
+from tierplan.planning.prototype_kernels import carried_gpu_ms
 from tierplan.planning.step import HOST_BUCKET
 
 MEASURED_SPREAD = 0.03
@@ -82,9 +85,16 @@ def derive(before: Profile, after: Profile, measured: Regime, regimes: Sequence[
     for spread, where in ((MEASURED_SPREAD, frozenset({measured.name})), (CARRIED_SPREAD, others)):
         if not where:
             continue
-        for bucket in sorted(t0.keys() & t1.keys()):
+        by_kernel = {r.name: carried_gpu_ms(before, after, measured, r) for r in regimes if r.name in where
+                     and r.name != measured.name}
+        for name, added in by_kernel.items():
+            if added is not None:
+                effects.append(Effect(EffectKind.GPU_WORK, regimes=frozenset({name}),
+                                      gpu_ms=_around_signed(added, spread)))
+        ratio_where = frozenset(w for w in where if by_kernel.get(w) is None)
+        for bucket in sorted(t0.keys() & t1.keys()) if ratio_where else ():
             if t0[bucket] > 0 and t1[bucket] > 0 and abs(t1[bucket] / t0[bucket] - 1) > CHANGED:
-                effects.append(Effect(EffectKind.BUCKET, bucket=bucket, regimes=where,
+                effects.append(Effect(EffectKind.BUCKET, bucket=bucket, regimes=ratio_where,
                                       speedup=_around(t0[bucket] / t1[bucket], spread)))
         host = _host_share_removed(before, after)
         if host > 0:
@@ -103,7 +113,8 @@ def derive(before: Profile, after: Profile, measured: Regime, regimes: Sequence[
                               gpu_ms=_around_signed(added_ms, MEASURED_SPREAD)))
         for regime in regimes:
             own = gpu_ms(regime)
-            if regime.name != measured.name and own is not None and base > 0:
+            if regime.name != measured.name and own is not None and base > 0 and carried_gpu_ms(
+                    before, after, measured, regime) is None:
                 effects.append(Effect(EffectKind.GPU_WORK, regimes=frozenset({regime.name}),
                                       gpu_ms=_around_signed(added_ms * own / base, CARRIED_SPREAD)))
     return tuple(effects)

@@ -15,6 +15,7 @@ from tierplan.importers import detect as formats
 from tierplan.importers.buckets import bucket_kernels, step_shares
 from tierplan.importers.errors import ImportFileError
 from tierplan.importers.kernel_csv import parse_generic, parse_nsys
+from tierplan.importers.ncu_csv import parse_ncu
 from tierplan.importers.records import KernelSummary
 from tierplan.importers.torch_trace import parse_trace
 from tierplan.models.errors import FormInvalid
@@ -52,6 +53,7 @@ class ProfileDraft:
     warnings: list[str] = field(default_factory=list)  # shown, not blocking: a step time far from the regime's
     prototype_of: str = ""  # the intervention whose prototype the trace ran (its evidence, not the regime's profile)
     kernels: list[tuple[str, str, float]] = field(default_factory=list)  # name, bucket, fraction of the bucket
+    launch: dict[str, str] = field(default_factory=dict)  # top kernels' launch figures in words (Nsight Compute)
 
     def passes_text(self) -> str:
         """One line for the stored profile: how the trace was split and what was kept."""
@@ -114,6 +116,7 @@ def profile_draft(session: Session, campaign_id: int, infos: list[Any], options:
         unmatched=bucketing.unmatched, steps=steps, devices=summary.devices,
         kernels=[(k.name[:1000], k.bucket, k.total_us / bucketing.bucket_us[k.bucket])
                  for k in bucketing.kernels[:KEPT_KERNELS] if bucketing.bucket_us.get(k.bucket)],
+        launch={k.name: summary.launch[k.name] for k in bucketing.kernels[:TOP_KERNELS] if k.name in summary.launch},
     )
     if stats is not None:
         _add_steps(draft, summary, stats, step_ms)
@@ -160,6 +163,8 @@ def _summary(infos: list[Any], options: Any, on_progress: Callable[[int], None] 
                 summary.merge(parse_trace(handle, info.name, on_progress, options.exclude_passes, options.steps))
         elif info.format == formats.NSYS:
             summary.merge(parse_nsys(read_text(info), info.name))
+        elif info.format == formats.NCU:
+            summary.merge(parse_ncu(read_text(info), info.name))
         else:
             if options.columns is None:
                 raise FormInvalid({"name_column": f"{info.name} is a CSV tierplan does not know: name its kernel-name "

@@ -48,7 +48,7 @@ from tierplan.services.import_rows import (
 )
 from tierplan.services.measurements import default_includes
 
-PROFILE_FORMATS = {formats.TRACE, formats.NSYS, formats.KERNEL_CSV}
+PROFILE_FORMATS = {formats.TRACE, formats.NSYS, formats.NCU, formats.KERNEL_CSV}
 
 
 @dataclass

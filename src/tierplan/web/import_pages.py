@@ -64,6 +64,7 @@ def _page(request: Request, session: Session, campaign: CampaignPublic, form: Fo
 
 
 def _preview_view(preview: Preview) -> dict:
+    launch = preview.draft.launch if preview.draft else {}  # Nsight Compute's figures of each kernel, in words
     return {
         "kind": preview.kind,
         "files": [{"name": f.name, "format": f.format, "size": fmt.size(f.size_bytes), "sha": f.sha256[:12],
@@ -74,8 +75,9 @@ def _preview_view(preview: Preview) -> dict:
         "regime": preview.regime,
         "shares": [(b, fmt.share(s)) for b, s in preview.shares],
         "how": preview.how,
-        "kernels": [{"name": kernel_name(n), "full_name": n, "bucket": b, "time": fmt.number(us / 1000, "ms"), "count": c, "share": fmt.share(s)}  # noqa: E501
-                    for n, b, us, c, s in preview.top_kernels],
+        "kernels": [{"name": kernel_name(n), "full_name": n, "bucket": b, "time": fmt.number(us / 1000, "ms"), "count": c,
+                     "share": fmt.share(s), "launch": launch.get(n, "")} for n, b, us, c, s in preview.top_kernels],
+        "launch": bool(launch),
         "unmatched": [(kernel_name(n), n) for n in preview.unmatched],
         "problems": preview.problems,
         "spec_decode": preview.spec_decode,
