@@ -66,7 +66,7 @@ def trace_profile(path: str, step_ms: float) -> core.Profile:
     gap = stats.gpu_gap_us if stats.gpu_gap_us is not None else GPU_GAP_PRIOR_US
     profile = core.Profile.of(shares, core.LaunchProfile(stats.gpu_items, stats.host_launches, step_ms, gap,
                                                          gap_measured=stats.gpu_gap_us is not None))
-    kernels = tuple((k.name, k.bucket, k.total_us / bucketing.bucket_us[k.bucket])  # as an import keeps them
+    kernels = tuple((k.name, k.bucket, k.total_us / bucketing.bucket_us[k.bucket], k.count / stats.decode_steps)
                     for k in bucketing.kernels[:KEPT_KERNELS] if bucketing.bucket_us.get(k.bucket))
     return dataclasses.replace(profile, kernels=kernels)
 

@@ -9,8 +9,8 @@ from tierplan.planning.projection import project_regime
 from tierplan.planning.uncertainty import simulate
 
 # attention is 40% of the step: the split-K Triton kernel 75% of it (30% of the step), flash decode the rest
-KERNELS = (("_fwd_kernel_splitK_stage1", "attention", 0.75), ("flash_fwd_splitkv_kernel", "attention", 0.25),
-           ("sm90_xmma_gemm_bf16", "dense_gemm", 1.0))
+KERNELS = (("_fwd_kernel_splitK_stage1", "attention", 0.75, 0.0), ("flash_fwd_splitkv_kernel", "attention", 0.25, 0.0),
+           ("sm90_xmma_gemm_bf16", "dense_gemm", 1.0, 0.0))
 PROFILE = Profile(Profile.of({"attention": 0.4, "dense_gemm": 0.6}).shares, kernels=KERNELS)
 REGIME = Regime("batch 1", 1, 1e6, baseline_tok_s=100.0, profile=PROFILE)
 

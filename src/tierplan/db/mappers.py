@@ -97,7 +97,8 @@ def to_core_profile(profile_row, shares, kernels=()) -> core.Profile | None:
     profile = core.Profile.of({s.bucket: s.share for s in shares}, launches)
     if not kernels:
         return profile
-    return dataclasses.replace(profile, kernels=tuple((k.name, k.bucket, k.fraction) for k in kernels))
+    return dataclasses.replace(profile, kernels=tuple((k.name, k.bucket, k.fraction, k.calls_a_step or 0.0)
+                                                      for k in kernels))
 
 
 def to_core_measurements(rows: CampaignRows) -> tuple[core.Measurement, ...]:

@@ -130,6 +130,7 @@ class ProfileKernel(SQLModel, table=True):
     name: str = Field(max_length=1000)
     bucket: str = Field(max_length=100)
     fraction: float  # of its bucket's time in the profile
+    calls_a_step: float | None = None  # launches a decode step, where a trace said (a kernel table does not)
 
 
 class PrototypeRun(SQLModel, table=True):

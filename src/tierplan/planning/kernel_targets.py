@@ -57,7 +57,7 @@ def split(profile: Profile, targets: Iterable[str]) -> Profile:
     for target in dict.fromkeys(t for t in targets if PART in t):
         bucket, pattern = target.split(PART, 1)
         found = compile_pattern(pattern)
-        for n, (name, own, fraction) in enumerate(profile.kernels):
+        for n, (name, own, fraction, _calls) in enumerate(profile.kernels):
             if n in taken or own != bucket or bucket not in shares or not found.search(name):
                 continue
             taken.add(n)

@@ -135,8 +135,9 @@ class Profile:
 
     shares: tuple[tuple[str, float], ...]
     launches: LaunchProfile | None = None
-    # the kernels a trace or kernel table named: (name, bucket, its fraction of that bucket's time), largest first
-    kernels: tuple[tuple[str, str, float], ...] = ()
+    # the kernels a trace or kernel table named: (name, bucket, its fraction of that bucket's time, its launches a
+    # step or 0 where the file did not say), largest first
+    kernels: tuple[tuple[str, str, float, float], ...] = ()
 
     @classmethod
     def of(cls, shares: dict[str, float], launches: LaunchProfile | None = None) -> Profile:

@@ -97,9 +97,10 @@ def derive(before: Profile, after: Profile, measured: Regime, regimes: Sequence[
                 effects.append(Effect(EffectKind.BUCKET, bucket=bucket, regimes=ratio_where,
                                       speedup=_around(t0[bucket] / t1[bucket], spread)))
         host = _host_share_removed(before, after)
-        if host > 0:
+        if host > 0:  # the spread is of the host cost that remains (1 - host), what moves from batch to batch
+            kept = 1 - host
             effects.append(Effect(EffectKind.LAUNCH_OVERHEAD, regimes=where, removed=ThreePoint(
-                host * (1 - spread) if host < 1 else host, host, min(1.0, host * (1 + spread)))))
+                max(0.0, 1 - kept * (1 + spread)), host, min(1.0, 1 - kept * (1 - spread)))))
         if b1.gpu_items != b0.gpu_items:
             effects.append(Effect(EffectKind.LAUNCH_COUNT, regimes=where,
                                   launches=_around_signed(b1.gpu_items - b0.gpu_items, spread)))

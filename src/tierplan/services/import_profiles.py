@@ -52,7 +52,8 @@ class ProfileDraft:
     prefill_share: float | None = None  # of the trace's GPU time, what was left out as prefill and other passes
     warnings: list[str] = field(default_factory=list)  # shown, not blocking: a step time far from the regime's
     prototype_of: str = ""  # the intervention whose prototype the trace ran (its evidence, not the regime's profile)
-    kernels: list[tuple[str, str, float]] = field(default_factory=list)  # name, bucket, fraction of the bucket
+    # name, bucket, fraction of the bucket, launches a decode step (0 where the file does not say)
+    kernels: list[tuple[str, str, float, float]] = field(default_factory=list)
     launch: dict[str, str] = field(default_factory=dict)  # top kernels' launch figures in words (Nsight Compute)
 
     def passes_text(self) -> str:
@@ -70,7 +71,7 @@ class ProfileDraft:
         data = dict(data)
         data["shares"] = [tuple(s) for s in data["shares"]]
         data["top_kernels"] = [tuple(k) for k in data["top_kernels"]]
-        data["kernels"] = [tuple(k) for k in data.get("kernels", [])]
+        data["kernels"] = [(*k, 0.0)[:4] for k in data.get("kernels", [])]  # a preview kept before the calls were
         return cls(**data)
 
     def to_dict(self) -> dict:
@@ -114,7 +115,7 @@ def profile_draft(session: Session, campaign_id: int, infos: list[Any], options:
         regime=options.regime, shares=list(shares.items()), how=how, step_ms=step_ms, step_source=step_source,
         top_kernels=[(k.name, k.bucket, k.total_us, k.count, k.share_of_gpu) for k in bucketing.kernels[:TOP_KERNELS]],
         unmatched=bucketing.unmatched, steps=steps, devices=summary.devices,
-        kernels=[(k.name[:1000], k.bucket, k.total_us / bucketing.bucket_us[k.bucket])
+        kernels=[(k.name[:1000], k.bucket, k.total_us / bucketing.bucket_us[k.bucket], k.count / steps if steps else 0.0)
                  for k in bucketing.kernels[:KEPT_KERNELS] if bucketing.bucket_us.get(k.bucket)],
         launch={k.name: summary.launch[k.name] for k in bucketing.kernels[:TOP_KERNELS] if k.name in summary.launch},
     )

@@ -1,0 +1,25 @@
+"""profile_kernel.calls_a_step: how many times a decode step launches each kernel a trace named, so a prototype's new
+kernels can be carried to another batch launch by launch (planning/prototype_kernels.py)
+
+Revision ID: 0027
+Revises: 0026
+Create Date: 2026-12-07
+"""
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = '0027'
+down_revision: str | None = '0026'
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.add_column('profile_kernel', sa.Column('calls_a_step', sa.Float(), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table('profile_kernel', schema=None) as batch_op:
+        batch_op.drop_column('calls_a_step')
