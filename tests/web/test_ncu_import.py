@@ -14,6 +14,7 @@ def test_the_raw_page_becomes_a_profile_and_the_preview_says_how_each_kernel_lau
     assert "ncu_csv" in said and "launch (Nsight Compute)" in said
     assert "76 blocks of 384 threads on 132 SMs, 14.1% achieved occupancy, 82.5% of DRAM bandwidth" in said
     assert 'data-bucket="dense_gemm"' in preview.text
+    assert "NVIDIA H100 80GB HBM3" in said  # the raw page names the GPU: checked against the campaign's (an H200)
     assert confirm(client, demo_id, token_of(preview.text)).status_code == 204
     assert counts(app)[1] > before[1] and counts(app)[2] == before[2] + 1
 

@@ -17,6 +17,7 @@ from tierplan.importers.records import KernelSummary
 ID, NAME = "ID", "Kernel Name"
 DETAILS = ("Section Name", "Metric Name", "Metric Unit", "Metric Value")
 RAW_DURATION = "gpu__time_duration.sum"
+DEVICE = "device__attribute_display_name"  # the raw page names the GPU; the details page gives only its index
 TIME_UNITS_US = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3, "s": 1e6,
                  "second": 1e6}
 # what each page calls the figures the preview names: (details section, metric), raw metric
@@ -85,6 +86,8 @@ def _raw(rows: list[list[str]], at: int, file: str) -> dict[str, dict]:
             if row[index].strip():
                 launch[figure] = _number(row[index], file, line, figure)
         launch["duration"] = launch.get("duration", 0.0) * TIME_UNITS_US[unit]
+        if DEVICE in header and row[header.index(DEVICE)].strip():
+            launch["device"] = row[header.index(DEVICE)].strip()
         launches[row[header.index(ID)].strip()] = launch
     return launches
 
@@ -108,6 +111,7 @@ def parse_ncu(text: str, file: str) -> KernelSummary:
     if not summary.kernels:
         raise ImportFileError(file, "", "no kernel launches after the header")
     summary.launch = {name: launch_words(kernel) for name, kernel in by_kernel.items()}
+    summary.devices = sorted({launch["device"] for launch in launches.values() if "device" in launch})
     return summary
 
 
