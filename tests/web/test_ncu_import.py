@@ -36,3 +36,14 @@ def test_a_truncated_page_is_refused_naming_the_file_and_line_and_writes_nothing
     refused = upload(client, demo_id, cut, regime="batch 1", step_ms="42.96")
     assert refused.status_code == 422 and "cut.csv, line" in refused.text and "columns" in refused.text
     assert counts(app) == before
+
+
+def test_the_regime_page_lists_the_profile_s_largest_kernels_with_how_they_launched(client, app, demo_id):
+    preview = upload(client, demo_id, "ncu/ncu_raw.csv", regime="batch 1", step_ms="42.96")
+    assert confirm(client, demo_id, token_of(preview.text)).status_code == 204
+    page = html.unescape(client.get(f"/campaigns/{demo_id}/regimes/1").text)
+    assert "Largest kernels of this profile" in page and "launch (Nsight Compute)" in page
+    assert "1 block of 128 threads on 132 SMs" in page  # one block, said as one
+    assert page.index("nvjet_sm90_tst_384x8_64x4_4x1_v_bz_NNT") < page.index("nvjet_sm90_tst_384x8_64x4_2x1_v_bz_NNT")
+    other = html.unescape(client.get(f"/campaigns/{demo_id}/regimes/2").text)
+    assert "Largest kernels of this profile" not in other  # its profile was entered as shares: no kernels to list

@@ -131,6 +131,7 @@ class ProfileKernel(SQLModel, table=True):
     bucket: str = Field(max_length=100)
     fraction: float  # of its bucket's time in the profile
     calls_a_step: float | None = None  # launches a decode step, where a trace said (a kernel table does not)
+    launch: str = Field(default="", max_length=300)  # Nsight Compute: blocks, threads, SMs, occupancy, DRAM
 
 
 class PrototypeRun(SQLModel, table=True):

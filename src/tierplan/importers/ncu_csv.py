@@ -123,7 +123,7 @@ def launch_words(launches: list[dict]) -> str:
     if "grid" in largest:
         threads = f" of {largest['block']:,.0f} threads" if "block" in largest else ""
         sms = f" on {largest['sms']:,.0f} SMs" if "sms" in largest else ""
-        parts.append(f"{largest['grid']:,.0f} blocks{threads}{sms}")
+        parts.append(f"{largest['grid']:,.0f} block{'s' if largest['grid'] != 1 else ''}{threads}{sms}")
     for figure, words in (("occupancy", "achieved occupancy"), ("dram", "of DRAM bandwidth")):
         values = [launch[figure] for launch in launches if figure in launch]
         if values:

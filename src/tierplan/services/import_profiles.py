@@ -54,7 +54,7 @@ class ProfileDraft:
     prototype_of: str = ""  # the intervention whose prototype the trace ran (its evidence, not the regime's profile)
     # name, bucket, fraction of the bucket, launches a decode step (0 where the file does not say)
     kernels: list[tuple[str, str, float, float]] = field(default_factory=list)
-    launch: dict[str, str] = field(default_factory=dict)  # top kernels' launch figures in words (Nsight Compute)
+    launch: dict[str, str] = field(default_factory=dict)  # kept kernels' launch figures in words (Nsight Compute)
 
     def passes_text(self) -> str:
         """One line for the stored profile: how the trace was split and what was kept."""
@@ -117,7 +117,7 @@ def profile_draft(session: Session, campaign_id: int, infos: list[Any], options:
         unmatched=bucketing.unmatched, steps=steps, devices=summary.devices,
         kernels=[(k.name[:1000], k.bucket, k.total_us / bucketing.bucket_us[k.bucket], k.count / steps if steps else 0.0)
                  for k in bucketing.kernels[:KEPT_KERNELS] if bucketing.bucket_us.get(k.bucket)],
-        launch={k.name: summary.launch[k.name] for k in bucketing.kernels[:TOP_KERNELS] if k.name in summary.launch},
+        launch={k.name[:1000]: summary.launch[k.name] for k in bucketing.kernels[:KEPT_KERNELS] if k.name in summary.launch},
     )
     if stats is not None:
         _add_steps(draft, summary, stats, step_ms)

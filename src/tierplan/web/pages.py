@@ -48,6 +48,7 @@ from tierplan.views.history import (
     metric_choices,
     waterfall_view,
 )
+from tierplan.views.kernels import profile_kernels
 from tierplan.views.plan import plan_view
 from tierplan.views.regressions import searched_out
 from tierplan.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SessionsDep, user_of
@@ -211,7 +212,8 @@ def _regime_page(request: Request, session: Session, campaign: CampaignPublic, r
                "older": older, "newest": newest, "paged": bool(asked.get("before")), "metric_choices": metric_choices(),
                "page_size": runs.PAGE_RUNS, "chart_points": runs.CHART_POINTS,
                "shares_chart": shares_chart(f"shares-{regime_id}", regime.name, steps, "shares-table"),
-               "shares_rows": shares_rows(steps) if view.profile else [], **waterfall_view(view)}
+               "shares_rows": shares_rows(steps) if view.profile else [], **waterfall_view(view),
+               "kernels": profile_kernels(plan.rows, regime_id)}
     return render(request, "regime.html", context, status=422 if errors else 200)
 
 
