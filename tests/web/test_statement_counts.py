@@ -10,10 +10,10 @@ HTMX = {"HX-Request": "true"}
 TABLES = {"campaign", "regime", "profile", "profile_share", "tier", "intervention", "effect", "effect_regime",
           "effect_estimate",
           "gate", "prerequisite", "measurement", "hardware_spec", "model_spec", "slo", "measurement_series",
-          "measured_change", "prototype_run"}
+          "measured_change", "prototype_run", "profile_kernel"}
 # the runs the planner needs: the probes around the baselines and the gates in one statement, then the rows; the
-# profiles twice: each regime's own, then each intervention's prototype trace (profile_kernel only where an effect
-# names kernels: the demo's do not)
+# profiles twice: each regime's own, then each intervention's prototype trace; the kernels those profiles named once
+# (effects that target kernels act on them, prototypes are carried kernel by kernel)
 PLAN_READS = Counter(dict.fromkeys(TABLES, 1)) + Counter({"measurement": 1, "profile": 1})
 
 
@@ -41,14 +41,14 @@ def counted(app, request) -> tuple[int, Counter]:
 def test_the_plan_page_reads_each_table_once_and_a_repeat_reads_only_the_revision(client, app, demo_id):
     total, reads = counted(app, lambda: client.get(f"/campaigns/{demo_id}"))
     # and whether anyone is registered, for the header's "Log in" (asked at most every 10 s)
-    assert total == 22 and reads == PLAN_READS + Counter({"plan_revision": 1, "user_account": 1})
+    assert total == 23 and reads == PLAN_READS + Counter({"plan_revision": 1, "user_account": 1})
     total, reads = counted(app, lambda: client.get(f"/campaigns/{demo_id}"))
     assert total == 1 and reads == Counter({"plan_revision": 1})
 
 
 def test_the_api_plan_reads_each_table_once(client, app, demo_id):
     total, reads = counted(app, lambda: client.get(f"/api/campaigns/{demo_id}/plan"))
-    assert total == 20 and reads == PLAN_READS
+    assert total == 21 and reads == PLAN_READS
 
 
 def test_a_measurement_post_reads_the_campaign_before_and_after_its_write_and_no_more(client, app, demo_id):
@@ -60,7 +60,7 @@ def test_a_measurement_post_reads_the_campaign_before_and_after_its_write_and_no
     # that stamps them), after the campaign's row is locked (writers of one campaign one at a time); whether any
     # user exists (a change needs a login then); and, with the snapshot's figures, whether a tier has no first
     # schedule yet
-    assert total == 55 and reads["user_account"] == 1
+    assert total == 57 and reads["user_account"] == 1
     assert reads == PLAN_READS + PLAN_READS + Counter({"measurement_series": 1, "measured_change": 1, "measurement": 1,
                                                        "plan_revision": 1, "plan_snapshot": 1, "user_account": 1,
                                                        "campaign": 1, "tier": 1}), reads
