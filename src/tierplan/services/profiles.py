@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlmodel import Session
 
 from tierplan.db import links, repo
+from tierplan.db.repo import CampaignRows
 from tierplan.db.tables import Profile, ProfileShare, Regime, pk
 from tierplan.models.effects import ProfileCreate, ProfilePublic
 from tierplan.models.errors import FormInvalid, NotFound, Stale
@@ -156,3 +158,27 @@ def read_profile(session: Session, campaign_id: int, regime_id: int) -> ProfileP
     if profile is None:
         raise NotFound(f"regime {regime.name!r} has no profile yet")
     return profile_public(profile, regime.name, repo.shares_of(session, profile_ids=[pk(profile)])[pk(profile)])
+
+
+@dataclass(frozen=True)
+class KernelShare:
+    """A kernel a regime's profile named: its share of the step, launches a step (None: not counted) and how it
+    launched, in words, where Nsight Compute said."""
+
+    name: str
+    bucket: str
+    share: float
+    calls_a_step: float | None
+    launch: str
+
+
+def largest_kernels(rows: CampaignRows, regime_id: int, limit: int) -> list[KernelShare]:
+    """The `limit` largest kernels of the regime's newest profile by share of the step; empty where it named none
+    (entered shares, an import from before kernels were kept)."""
+    profile = rows.profiles.get(regime_id)
+    if profile is None:
+        return []
+    bucket_share = {s.bucket: s.share for s in rows.shares.get(pk(profile), [])}
+    kernels = [KernelShare(k.name, k.bucket, k.fraction * bucket_share.get(k.bucket, 0.0), k.calls_a_step, k.launch)
+               for k in rows.kernels.get(pk(profile), [])]
+    return sorted(kernels, key=lambda k: -k.share)[:limit]

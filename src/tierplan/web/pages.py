@@ -36,6 +36,7 @@ from tierplan.services.measurements import (
     retract_measurement,
 )
 from tierplan.services.plan import Plan, plan_of
+from tierplan.services.profiles import largest_kernels
 from tierplan.services.regressions import changes_in
 from tierplan.text import formatting as fmt
 from tierplan.text.formatting import timestamp
@@ -48,7 +49,7 @@ from tierplan.views.history import (
     metric_choices,
     waterfall_view,
 )
-from tierplan.views.kernels import profile_kernels
+from tierplan.views.kernels import SHOWN, kernel_rows
 from tierplan.views.plan import plan_view
 from tierplan.views.regressions import searched_out
 from tierplan.web.deps import CampaignDep, IsHtmx, NowDep, SessionDep, SessionsDep, user_of
@@ -213,7 +214,7 @@ def _regime_page(request: Request, session: Session, campaign: CampaignPublic, r
                "page_size": runs.PAGE_RUNS, "chart_points": runs.CHART_POINTS,
                "shares_chart": shares_chart(f"shares-{regime_id}", regime.name, steps, "shares-table"),
                "shares_rows": shares_rows(steps) if view.profile else [], **waterfall_view(view),
-               "kernels": profile_kernels(plan.rows, regime_id)}
+               "kernels": kernel_rows(largest_kernels(plan.rows, regime_id, SHOWN))}
     return render(request, "regime.html", context, status=422 if errors else 200)
 
 
