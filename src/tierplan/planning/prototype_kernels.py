@@ -11,7 +11,9 @@ tag aside), the kernels tell the three apart:
 - a kernel in both changes by its ratio at the measured regime, applied to its time in each regime's own profile;
 - a kernel new in the prototype is work added for the sequences in flight: each of its launches a step takes
   LAUNCH_FLOOR_US however little it does, and the rest of its time grows with the regime's concurrency over the
-  measured one's. Where the trace did not count its launches, all of its time grows.
+  measured one's. Where the trace did not count its launches, all of its time grows;
+- the GPU's own gap before each item becomes the prototype's (a graph replay queues its items closer than an eager
+  path launches them), over the regime's items as the change leaves them.
 
 Only the kernels a profile lists (a trace keeps its 200 largest) take part; the rest of a bucket's time is unchanged.
 """
@@ -63,4 +65,9 @@ def carried_gpu_ms(before: Profile, after: Profile, measured: Regime, regime: Re
     changed = sum(own[name][0] * (k1[name][0] / k0[name][0] - 1)
                   for name in k0.keys() & k1.keys() if name in own and k0[name][0] > 0)
     added = sum(grown_ms(*k1[name], scale) for name in k1.keys() - k0.keys())
-    return changed + added - removed
+    b0, b1 = before.launches, after.launches
+    own_launches = regime.profile.launches if regime.profile is not None else None
+    assert b0 is not None and b1 is not None and own_launches is not None  # kernel_ms checked all three
+    items = max(own_launches.gpu_items + b1.gpu_items - b0.gpu_items, 0.0)
+    gaps = items * (b1.gpu_gap_us - own_launches.gpu_gap_us) / 1000
+    return changed + added - removed + gaps
