@@ -22,7 +22,7 @@ import math
 from pathlib import Path
 
 from tierplan.importers.benchmarks import parse_results_json
-from tierplan.importers.buckets import bucket_kernels, step_shares
+from tierplan.importers.buckets import bucket_kernels, kept_kernels, step_shares
 from tierplan.importers.torch_trace import parse_trace
 from tierplan.planning import model as core
 from tierplan.planning.ceiling import GpuSpec, ModelSpec, StepFloor
@@ -32,7 +32,6 @@ from tierplan.planning.prototype_benchmark import Benchmark, sized_by_benchmarks
 from tierplan.planning.step import GPU_GAP_PRIOR_US
 from tierplan.planning.step_changes import spec_expected_tokens
 from tierplan.planning.uncertainty import simulate
-from tierplan.services.import_profiles import KEPT_KERNELS
 from tierplan.views.texts import band_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,9 +65,7 @@ def trace_profile(path: str, step_ms: float) -> core.Profile:
     gap = stats.gpu_gap_us if stats.gpu_gap_us is not None else GPU_GAP_PRIOR_US
     profile = core.Profile.of(shares, core.LaunchProfile(stats.gpu_items, stats.host_launches, step_ms, gap,
                                                          gap_measured=stats.gpu_gap_us is not None))
-    kernels = tuple((k.name, k.bucket, k.total_us / bucketing.bucket_us[k.bucket], k.count / stats.decode_steps)
-                    for k in bucketing.kernels[:KEPT_KERNELS] if bucketing.bucket_us.get(k.bucket))
-    return dataclasses.replace(profile, kernels=kernels)
+    return dataclasses.replace(profile, kernels=tuple(kept_kernels(bucketing, stats.decode_steps)))  # as imports keep them
 
 
 def traced_regime(name: str, concurrency: int, trace: str, step_ms: float) -> core.Regime:

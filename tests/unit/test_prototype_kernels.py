@@ -88,7 +88,7 @@ def test_on_the_h100_sweep_the_b8_prototype_carried_to_b64_gives_the_gpu_time_me
     import json
     from pathlib import Path
 
-    from tierplan.importers.buckets import bucket_kernels, step_shares
+    from tierplan.importers.buckets import bucket_kernels, kept_kernels, step_shares
     from tierplan.importers.torch_trace import parse_trace
 
     data = Path(__file__).parent.parent / "data" / folder
@@ -100,8 +100,7 @@ def test_on_the_h100_sweep_the_b8_prototype_carried_to_b64_gives_the_gpu_time_me
         step_ms = steps[path][batch]["tokens_1"]["median_step_ms"]
         bucketing = bucket_kernels(summary)
         shares, _ = step_shares(bucketing, ranks=1, step_ms=step_ms, steps=summary.steps.decode_steps)
-        kernels = tuple((k.name, k.bucket, k.total_us / bucketing.bucket_us[k.bucket], k.count / summary.steps.decode_steps)
-                        for k in bucketing.kernels)
+        kernels = tuple(kept_kernels(bucketing, summary.steps.decode_steps))
         launches = LaunchProfile(summary.steps.gpu_items, summary.steps.host_launches, step_ms, 1.0)
         gpu_ms = bucketing.gpu_time_us / summary.steps.decode_steps / 1000
         return dataclasses.replace(Profile.of(shares, launches), kernels=kernels), gpu_ms

@@ -66,6 +66,16 @@ class Bucketing:
     gpu_time_us: float
 
 
+KEPT_KERNELS = 200  # stored with a profile, for effects that target kernels (the largest; the rest are the tail)
+
+
+def kept_kernels(bucketing: Bucketing, steps: int | None) -> list[tuple[str, str, float, float]]:
+    """The largest KEPT_KERNELS kernels as a profile keeps them: name, bucket, fraction of that bucket's time, and
+    launches a step (0 where the step count is not known)."""
+    return [(k.name[:1000], k.bucket, k.total_us / bucketing.bucket_us[k.bucket], k.count / steps if steps else 0.0)
+            for k in bucketing.kernels[:KEPT_KERNELS] if bucketing.bucket_us.get(k.bucket)]
+
+
 def compile_rules(rules) -> list[tuple[Any, str]]:
     """Compile (pattern, bucket) pairs; raises ValueError naming the bad pattern."""
     return [(compile_pattern(pattern), bucket) for pattern, bucket in rules]

@@ -28,7 +28,7 @@ class ColumnMap:
     count_column: str | None = None
 
 
-def _rows(text: str, file: str = "") -> list[list[str]]:
+def csv_rows(text: str, file: str = "") -> list[list[str]]:
     """The CSV's rows; ImportFileError naming the line where it cannot be read (a field over csv's 128 KiB limit,
     a stray quote), never csv's own error."""
     reader = csv.reader(io.StringIO(text))
@@ -49,14 +49,14 @@ def find_header(rows: list[list[str]], wanted: tuple[tuple[str, ...], ...]) -> i
 
 def is_nsys_kernel_csv(text: str) -> bool:
     try:
-        return find_header(_rows(text[:20000]), (NSYS_TIME_HEADERS, NSYS_NAME_HEADERS)) is not None
+        return find_header(csv_rows(text[:20000]), (NSYS_TIME_HEADERS, NSYS_NAME_HEADERS)) is not None
     except ImportFileError:
         return False
 
 
 def parse_nsys(text: str, file: str) -> KernelSummary:
     """cuda_gpu_kern_sum / gpukernsum CSV: Total Time (ns) and Name, Instances when given."""
-    rows = _rows(text, file)
+    rows = csv_rows(text, file)
     header_at = find_header(rows, (NSYS_TIME_HEADERS, NSYS_NAME_HEADERS))
     if header_at is None:
         raise ImportFileError(file, "", "expected a header with 'Total Time (ns)' and 'Name' columns")
@@ -87,7 +87,7 @@ def parse_generic(text: str, file: str, columns: ColumnMap) -> KernelSummary:
     """Any kernel CSV, with the columns the user mapped."""
     if columns.unit not in UNIT_TO_US:
         raise ImportFileError(file, "", f"unknown time unit {columns.unit!r}: use ns, us, ms or s")
-    rows = _rows(text, file)
+    rows = csv_rows(text, file)
     wanted = ((columns.name_column,), (columns.time_column,))
     header_at = find_header(rows, wanted)
     if header_at is None:

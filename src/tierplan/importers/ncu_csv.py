@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from tierplan.importers.errors import ImportFileError
-from tierplan.importers.kernel_csv import _rows, find_header
+from tierplan.importers.kernel_csv import csv_rows, find_header
 from tierplan.importers.records import KernelSummary
 
 ID, NAME = "ID", "Kernel Name"
@@ -33,7 +33,7 @@ FIGURES = {
 
 def is_ncu_csv(text: str) -> bool:
     try:
-        rows = _rows(text[:20000])
+        rows = csv_rows(text[:20000])
     except ImportFileError:
         return False
     return find_header(rows, ((ID,), (NAME,), ("Metric Name", RAW_DURATION))) is not None
@@ -94,7 +94,7 @@ def _raw(rows: list[list[str]], at: int, file: str) -> dict[str, dict]:
 
 def parse_ncu(text: str, file: str) -> KernelSummary:
     """The kernel table of an `ncu --csv` details or raw page, with each kernel's launch figures in words."""
-    rows = _rows(text, file)
+    rows = csv_rows(text, file)
     at = find_header(rows, ((ID,), (NAME,), ("Metric Name", RAW_DURATION)))
     if at is None:
         raise ImportFileError(file, "", "expected Nsight Compute's header: 'ID', 'Kernel Name' and 'Metric Name' "

@@ -12,7 +12,7 @@ from sqlmodel import Session
 from tierplan.db import history_reads, repo
 from tierplan.db.tables import Measurement, Regime, pk
 from tierplan.importers import detect as formats
-from tierplan.importers.buckets import bucket_kernels, step_shares
+from tierplan.importers.buckets import KEPT_KERNELS, bucket_kernels, kept_kernels, step_shares
 from tierplan.importers.errors import ImportFileError
 from tierplan.importers.kernel_csv import parse_generic, parse_nsys
 from tierplan.importers.ncu_csv import parse_ncu
@@ -24,7 +24,6 @@ from tierplan.planning.step import GPU_GAP_PRIOR_US
 from tierplan.services.import_prototypes import check_key
 
 TOP_KERNELS = 25  # shown in the preview
-KEPT_KERNELS = 200  # stored with the profile, for effects that target kernels (the largest; the rest are the tail)
 
 
 @dataclass
@@ -115,8 +114,7 @@ def profile_draft(session: Session, campaign_id: int, infos: list[Any], options:
         regime=options.regime, shares=list(shares.items()), how=how, step_ms=step_ms, step_source=step_source,
         top_kernels=[(k.name, k.bucket, k.total_us, k.count, k.share_of_gpu) for k in bucketing.kernels[:TOP_KERNELS]],
         unmatched=bucketing.unmatched, steps=steps, devices=summary.devices,
-        kernels=[(k.name[:1000], k.bucket, k.total_us / bucketing.bucket_us[k.bucket], k.count / steps if steps else 0.0)
-                 for k in bucketing.kernels[:KEPT_KERNELS] if bucketing.bucket_us.get(k.bucket)],
+        kernels=kept_kernels(bucketing, steps),
         launch={k.name[:1000]: summary.launch[k.name] for k in bucketing.kernels[:KEPT_KERNELS] if k.name in summary.launch},
     )
     if stats is not None:
