@@ -44,12 +44,15 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
 
+# The tests run in one process a core (pytest-xdist, at most 4: each may start servers and a browser); tests on
+# PostgreSQL take turns on the one `test` database (tests/conftest.py). `make test WORKERS=0` runs them in one process.
+WORKERS ?= auto --maxprocesses 4
 test: lint chromium
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(WORKERS)
 
 # The core, the importers and the pages in-process (no browser, no server processes, no PostgreSQL): minutes less.
 test-fast: lint
-	$(BIN)/pytest tests/unit tests/web
+	$(BIN)/pytest -n $(WORKERS) tests/unit tests/web
 
 lock: $(VENV)/.installed-test
 	$(BIN)/uv pip compile pyproject.toml --python-version 3.11 --quiet --custom-compile-command "make lock" \

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import sqlite3
-from contextlib import closing
+import tempfile
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -71,11 +74,25 @@ def reset_postgres() -> str:
     return PG_ADMIN_URL
 
 
+@contextmanager
+def postgres_held() -> Iterator[None]:
+    """The `test` database to this test alone. `make test` runs the tests in two processes (pytest-xdist) and each
+    test on PostgreSQL empties the same public schema first, so they take turns on an exclusive lock of a file
+    every process sees."""
+    with open(Path(tempfile.gettempdir()) / "tierplan-tests-postgres.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 @pytest.fixture
-def postgres_url() -> str:
-    url = reset_postgres()
-    upgrade_to_head(url)
-    return url
+def postgres_url() -> Iterator[str]:
+    with postgres_held():
+        url = reset_postgres()
+        upgrade_to_head(url)
+        yield url
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -122,3 +139,5 @@ def demo_id(app, clock) -> int:
         campaign_id = load_demo(session, now=clock()).id
     settle_pending(app.state.engine, session)
     return campaign_id
+
+

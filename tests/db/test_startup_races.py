@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -22,13 +23,15 @@ def campaigns(url: str) -> int:
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def empty_url(request, tmp_path) -> str:
-    """A database with no tables yet, on a SQLite file or on the PostgreSQL server."""
+def empty_url(request, tmp_path) -> Iterator[str]:
+    """A database with no tables yet, on a SQLite file or on the PostgreSQL server (held by this test alone)."""
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'race.db'}"
-    from tests.conftest import reset_postgres
+        yield f"sqlite:///{tmp_path / 'race.db'}"
+        return
+    from tests.conftest import postgres_held, reset_postgres
 
-    return reset_postgres()
+    with postgres_held():
+        yield reset_postgres()
 
 
 def test_four_migrations_at_once_all_succeed(empty_url):
