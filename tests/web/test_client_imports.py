@@ -66,3 +66,17 @@ def test_an_aiperf_aggregate_without_a_date_asks_for_one(client, demo_id, clock)
     assert preview.status_code == 200
     refused = confirm(client, demo_id, token_of(preview.text), confirm="yes")
     assert refused.status_code == 422 and "give the time it was measured" in html.unescape(refused.text)
+
+
+def test_a_vllm_iterations_decode_sweep_puts_each_batch_s_step_in_its_regime(client, demo_id, clock):
+    clock.advance(days=7)
+    preview = upload(client, demo_id, "vllm/iterations/decode_results.json", add_regimes="on")
+    text = html.unescape(preview.text)
+    assert preview.status_code == 200, text
+    assert "adds the regime concurrency 64 (concurrency 64)" in text
+    assert confirm(client, demo_id, token_of(preview.text), confirm="yes").status_code == 204
+    written = report_of("vllm/iterations/decode_results.json")["results"]
+    for regime, result in zip(("batch 1", "concurrency 16", "concurrency 64"), written, strict=True):
+        steps = [r for r in runs_of(client, demo_id, regime) if r["metric"] == "tpot_ms"]
+        assert [r["value"] for r in steps] == [result["server_latency_per_iter_ms"]]  # to the last digit
+        assert steps[0]["measured_at"].startswith("2026-12-07T06:06") and "vllm_iterations" in steps[0]["note"]

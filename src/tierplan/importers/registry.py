@@ -15,6 +15,8 @@ from tierplan.importers.aiperf import iter_aiperf
 from tierplan.importers.benchmarks import iter_results_json, parse_console
 from tierplan.importers.guidellm import iter_guidellm
 from tierplan.importers.records import BenchmarkRun
+from tierplan.importers.vllm_iterations import iter_iterations
+from tierplan.importers.vllm_iterations import looks_like as looks_like_iterations
 from tierplan.importers.vllm_sweep import iter_sweep_csv, looks_like
 
 Reader = Callable[[BinaryIO, str, Callable[[int], None] | None], Iterator[BenchmarkRun]]
@@ -40,13 +42,15 @@ AIPERF = Format("aiperf", "aiperf profile (profile_export_aiperf.json; with --nu
                 or '"aggregation_type"' in head, iter_aiperf)
 GUIDELLM = Format("guidellm", "guidellm run --output kind=json (benchmarks.json)",
                   lambda head: '"guidellm_version"' in head or '"generative_benchmark"' in head, iter_guidellm)
+VLLM_ITERATIONS = Format("vllm_iterations", "vllm bench iterations --mode decode|prefill --output FILE",
+                         looks_like_iterations, iter_iterations)
 RESULTS = Format("results_json", "vllm bench serve --save-result [--append-result]; sglang.bench_serving; "
                                  "sglang.bench_one_batch --result-filename", lambda head: True, iter_results_json)
 CONSOLE = Format("vllm_console", "the summary block vllm bench serve prints (pasted)", lambda head: False, _console)
 VLLM_SWEEP_CSV = Format("vllm_sweep_csv", "vllm bench sweep serve (summary.csv; each run=N.json is a results JSON)",
                         looks_like, iter_sweep_csv)
 
-JSON_FORMATS = (AIPERF, GUIDELLM, RESULTS)  # asked in order: the last takes any other JSON
+JSON_FORMATS = (AIPERF, GUIDELLM, VLLM_ITERATIONS, RESULTS)  # asked in order: the last takes any other JSON
 TEXT_FORMATS = (VLLM_SWEEP_CSV,)  # text that is not JSON, asked before the kernel tables
 BY_NAME = {f.name: f for f in (*JSON_FORMATS, *TEXT_FORMATS, CONSOLE)}
 

@@ -10,11 +10,16 @@ accepted tokens (overall and per position) under the Prometheus names vLLM's ser
 which `vllm bench serve` reads before and after a run, and /server_info gives the tokens a step so far as SGLang's
 server does (`internal_states[0].avg_spec_accept_length`), which SGLang's `bench_serving` reads after a run.
 
+With `--engine` a batch scheduler answers the non-streamed completions instead, one engine step at a time
+(`--itl-ms` a decode step plus `--step-ms-per-seq` a sequence in the batch, `--prefill-us-per-token` a prompt token),
+and the debug routes `vllm bench iterations` drives are served (stub_engine.py).
+
 With `--tokenizer DIR` (a folder with a tokenizer.json) the usage it reports counts the prompt's tokens with that
 tokenizer (the text of every message, no chat template); without it, the prompt's words.
 
     python tests/data/tools/stub_openai_server.py --port 8765 [--ttft-ms 30] [--itl-ms 5] [--model stub-model]
         [--draft-tokens 1 --accept 0.7 --seed 0] [--tokenizer DIR]
+        [--engine --step-ms-per-seq 0.05 --prefill-us-per-token 20]
 """
 
 from __future__ import annotations
@@ -97,9 +102,13 @@ def prompt_text(body: dict, chat: bool) -> str:
 
 
 def make_app(model: str, ttft_ms: float, itl_ms: float, speculation: Speculation | None = None,
-             tokenizer_dir: str | None = None) -> FastAPI:
+             tokenizer_dir: str | None = None, engine=None) -> FastAPI:
     app = FastAPI()
     count_prompt = prompt_counter(tokenizer_dir)
+    if engine is not None:
+        from stub_engine import add_debug_routes
+
+        add_debug_routes(app, engine)
 
     @app.get("/metrics", response_class=PlainTextResponse)
     async def metrics() -> str:
@@ -137,7 +146,10 @@ def make_app(model: str, ttft_ms: float, itl_ms: float, speculation: Speculation
 
         steps = chunk_sizes(tokens, speculation)
         if not body.get("stream"):
-            await asyncio.sleep((ttft_ms + itl_ms * len(steps)) / 1000)
+            if engine is not None:
+                await engine.generate(prompt_tokens, tokens)
+            else:
+                await asyncio.sleep((ttft_ms + itl_ms * len(steps)) / 1000)
             text = " ".join(["tok"] * tokens)
             content = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"} \
                 if chat else {"index": 0, "text": text, "finish_reason": "length"}
@@ -180,12 +192,20 @@ def main() -> None:
     parser.add_argument("--accept", default="", help="acceptance probability of each draft position, comma-separated")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tokenizer", help="a folder with tokenizer.json to count prompt tokens with")
+    parser.add_argument("--engine", action="store_true", help="a batch scheduler with vLLM's debug routes")
+    parser.add_argument("--step-ms-per-seq", type=float, default=0.0, help="--engine: decode time a sequence")
+    parser.add_argument("--prefill-us-per-token", type=float, default=20.0, help="--engine: prefill a prompt token")
     args = parser.parse_args()
     accept = [float(p) for p in args.accept.split(",") if p]
     if len(accept) != args.draft_tokens:
         parser.error(f"--accept names {len(accept)} positions for {args.draft_tokens} draft tokens")
     speculation = Speculation(accept, args.seed) if args.draft_tokens else None
-    app = make_app(args.model, args.ttft_ms, args.itl_ms, speculation, args.tokenizer)
+    engine = None
+    if args.engine:
+        from stub_engine import Engine
+
+        engine = Engine(args.itl_ms, args.step_ms_per_seq, args.prefill_us_per_token)
+    app = make_app(args.model, args.ttft_ms, args.itl_ms, speculation, args.tokenizer, engine)
     uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
 
 
