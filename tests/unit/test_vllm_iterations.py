@@ -76,3 +76,10 @@ def test_a_truncated_file_is_refused_at_its_line():
     with pytest.raises(ImportFileError) as refused:
         runs_of(data[: len(data) // 2], "decode_results.json")
     assert refused.value.file == "decode_results.json" and "invalid JSON" in str(refused.value)
+
+
+def test_a_sweep_of_more_combinations_than_a_report_holds_is_refused_in_bounded_memory():
+    written = json.loads((DATA / "decode_results.json").read_text())
+    written["results"] *= 10_000  # 30,000 combinations: read as a stream, the list dropped past 256 items
+    with pytest.raises(ImportFileError, match="expected a results list of 1 to 256 parameter combinations"):
+        runs_of(json.dumps(written).encode(), "huge.json")

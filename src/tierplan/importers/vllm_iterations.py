@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 from tierplan.importers.errors import ImportFileError
-from tierplan.importers.json_tree import json_documents
+from tierplan.importers.json_tree import MAX_ITEMS, json_documents
 from tierplan.importers.records import BenchmarkRun
 from tierplan.importers.trace_events import CountingReader
 
@@ -95,7 +95,8 @@ def iter_iterations(raw: BinaryIO, file: str, on_progress=None) -> Iterator[Benc
     for document, line in json_documents(CountingReader(raw, on_progress), file):
         results = document.get("results") if isinstance(document, dict) else None
         if not isinstance(results, list) or not results:
-            raise ImportFileError(file, f"line {line}", "expected a results list, as vllm bench iterations writes")
+            raise ImportFileError(file, f"line {line}", f"expected a results list of 1 to {MAX_ITEMS} parameter "
+                                                        "combinations, as vllm bench iterations writes")
         timestamp = document.get("timestamp")
         for n, result in enumerate(results, start=1):
             yield run_of(result, f"result {n}", file, timestamp if isinstance(timestamp, str) else "")
