@@ -2,7 +2,8 @@
 times across batch sizes for three implementation paths of one dense decoder, the same with 4 tokens a sequence in
 flight (a draft-and-verify step for 3 drafts), and torch.profiler traces of the eager and graph paths at batches 8
 and 64. Run there as `OUT=<folder> python3 tests/data/device/write_graph_sweep.py` (SWEEP_BATCHES, SWEEP_PATHS and
-SWEEP_VERIFY=0 narrow it: "8,64", "eager,graphs", no draft-and-verify steps). SWEEP_NO_CUDNN=1 keeps SDPA off its
+SWEEP_VERIFY=0 narrow it: "8,64", "eager,graphs", no draft-and-verify steps; SWEEP_CONTEXT and SWEEP_MAX_LEN set
+the tokens of KV cache a sequence starts with and the static cache's positions). SWEEP_NO_CUDNN=1 keeps SDPA off its
 cuDNN backend (flash, memory-efficient or math instead): with it on, torch 2.11 on an H100 picks cuDNN, which plans
 anew for every new key length, so the eager path's host time is mostly that planning.
 
@@ -36,7 +37,7 @@ from torch.profiler import ProfilerActivity, profile, schedule
 
 OUT = os.environ["OUT"]
 LAYERS, HIDDEN, HEADS, KV_HEADS, HEAD_DIM, MLP, VOCAB = 8, 4096, 32, 8, 128, 14336, 128256
-CONTEXT, MAX_LEN = 512, 4096
+CONTEXT, MAX_LEN = int(os.environ.get("SWEEP_CONTEXT", "512")), int(os.environ.get("SWEEP_MAX_LEN", "4096"))
 BATCHES = tuple(int(b) for b in os.environ.get("SWEEP_BATCHES", "1,8,32,64").split(","))
 VERIFY_TOKENS = 4
 PATHS = tuple(os.environ.get("SWEEP_PATHS", "eager,static,graphs").split(","))
