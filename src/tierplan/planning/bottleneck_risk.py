@@ -19,8 +19,9 @@ Carlo's alone, reported as their own share of each band ("bottleneck risk").
    path's); a cache sized to the model's whole context, Llama-3's 8192 positions, over a chat's 630-token mean
    context adds 12; and a masked attention that falls off its fused kernel adds far more, as the math-attention
    sweep of tests/data/graphs_no_cudnn did, beyond any band worth drawing; the graph paths the issue that asked for
-   this prior replayed added 41% to 239% to the step at batch 8 to 64); padding is uniform on [0, min(PADDING_MAX, 7 / concurrency)] above concurrency 2
-   (vLLM captures batch sizes 1, 2, 4 and then multiples of 8: a batch of c pads to at most c + 7, none at 1 and 2).
+   this prior replayed added 41% to 239% to the step at batch 8 to 64); padding is uniform on
+   [0, min(PADDING_MAX, 7 / concurrency)] above concurrency 2 (vLLM captures batch sizes 1, 2, 4 and then
+   multiples of 8: a batch of c pads to at most c + 7, none at 1 and 2).
    A regime whose profile has no attention bucket takes UNKNOWN_ATTENTION_SHARE.
 """
 
