@@ -54,8 +54,11 @@ class Engine:
         self.running: list[Request] = []
         self.stats = Stats()
         self.wake = asyncio.Event()
+        self.loop: asyncio.Task | None = None
 
     async def generate(self, prompt_tokens: int, max_tokens: int) -> Request:
+        if self.loop is None:  # started by the first request, in the server's event loop
+            self.loop = asyncio.create_task(self.run())
         request = Request(prompt_tokens, max_tokens)
         self.waiting.append(request)
         self.wake.set()
@@ -96,10 +99,6 @@ class Engine:
 
 
 def add_debug_routes(app: FastAPI, engine: Engine) -> None:
-    @app.on_event("startup")
-    async def start_engine() -> None:
-        app.state.engine_task = asyncio.create_task(engine.run())
-
     def changed(**state) -> dict:
         for name, value in state.items():
             setattr(engine, name, value)
