@@ -81,3 +81,14 @@ def test_a_vllm_iterations_decode_sweep_puts_each_batch_s_step_in_its_regime(cli
         assert [r["value"] for r in steps] == [result["server_latency_per_iter_ms"]]  # to the last digit
         assert steps[0]["measured_at"][:19] == written["timestamp"].replace(" ", "T")  # the client's local time
         assert "vllm_iterations" in steps[0]["note"]
+
+
+def test_a_run_of_another_workload_than_its_regime_s_is_said_before_it_is_written(client, demo_id, clock):
+    clock.advance(days=7)
+    preview = upload(client, demo_id, "vllm/iterations/prefill_results.json")
+    text = html.unescape(preview.text)
+    assert preview.status_code == 200, text
+    # the demo's batch 1 is 1,024 tokens in: the 1,024-token prefill is its workload, the 4,096-token one is not
+    assert ("prefill_results.json, result 2: 4,096 tokens in, where batch 1 is 1,024: its figures are of another "
+            "workload than the regime's") in text
+    assert "result 1: 1,024 tokens in" not in text

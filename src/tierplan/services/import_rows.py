@@ -82,3 +82,11 @@ class SeriesSummary:
         if row.measured_at:
             self.first_at = min(self.first_at or row.measured_at, row.measured_at)
             self.last_at = max(self.last_at, row.measured_at)
+
+
+def other_workload(run_input: int | None, regime_input: int | None) -> bool:
+    """Whether a run's prompt (or context) length is another workload than its regime's: more than twice or less
+    than half of it (both stated)."""
+    if not run_input or not regime_input:
+        return False
+    return not 0.5 <= run_input / regime_input <= 2.0

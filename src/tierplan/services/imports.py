@@ -44,6 +44,7 @@ from tierplan.services.import_rows import (
     Listed,
     MeasurementRow,
     SeriesSummary,
+    other_workload,
     write_row,
 )
 from tierplan.services.measurements import default_includes
@@ -186,6 +187,7 @@ def _measurement_preview(session: Session, rows: CampaignRows, infos: list[FileI
     a regime and metric, the first problems and the runs the planner's rules would pick (for the consequences)."""
     preview = Preview("measurements", infos, measurement_kind=options.kind, prototype_of=options.prototype_of)
     by_concurrency = {r.concurrency: r.name for r in regimes}
+    inputs = {r.name: r.input_tokens for r in regimes}
     interventions = rows.interventions
     campaign, _, _ = core_campaign(rows)
     if options.prototype_of:  # its runs are the intervention's evidence, rightly far from the regime's own
@@ -196,7 +198,7 @@ def _measurement_preview(session: Session, rows: CampaignRows, infos: list[FileI
     prototype_rows: list[MeasurementRow] = []
     baselines = newest_baselines(campaign.measurements)
     kept = RunsKept(campaign.gates, campaign.tiers)
-    problems, flagged, spec_decode = Listed(), Listed(), Listed()
+    problems, flagged, spec_decode, workloads = Listed(), Listed(), Listed(), Listed()
     series: dict[tuple[str, str], SeriesSummary] = {}
     names: dict[str, set[str]] = {"models": set(), "gpus": set(), "engines": set()}
     undated: set[str] = set()
@@ -221,6 +223,9 @@ def _measurement_preview(session: Session, rows: CampaignRows, infos: list[FileI
                     problems.add(f"{info.name}, {run.where}: a run at {load} matches no regime by concurrency; choose "
                                  "its regime" + (", or add a regime for each new concurrency" if run.concurrency else ""))
                     continue
+                if other_workload(run.input_len, inputs.get(regime)):
+                    workloads.add(f"{info.name}, {run.where}: {run.input_len:,} tokens in, where {regime} is "
+                                  f"{inputs[regime]:,}: its figures are of another workload than the regime's")
                 measured_at = _run_date(run) or options.measured_at
                 if measured_at is None:
                     undated.add(info.name)
@@ -247,6 +252,7 @@ def _measurement_preview(session: Session, rows: CampaignRows, infos: list[FileI
     # another model or GPU than the specs' is recorded on each run (calibration pairs none of them); an engine is
     # only told from the campaign's notes, too loose to keep a run out by
     preview.setup_warnings = [w for w in preview.warnings if w.startswith(SETUP_WARNING)]
+    preview.warnings += workloads.shown()
     preview.needs_date = bool(undated)
     if undated:
         preview.consequences.append(f"{', '.join(sorted(undated))} carr{'y' if len(undated) > 1 else 'ies'} no date: "
