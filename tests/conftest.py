@@ -75,22 +75,21 @@ def reset_postgres() -> str:
 
 
 @contextmanager
-def postgres_held() -> Iterator[None]:
-    """The `test` database to this test alone. `make test` runs the tests in two processes (pytest-xdist) and each
-    test on PostgreSQL empties the same public schema first, so they take turns on an exclusive lock of a file
-    every process sees."""
+def empty_postgres() -> Iterator[str]:
+    """The `test` database emptied, and to this test alone while it lasts. `make test` runs the tests in several
+    processes (pytest-xdist) and each test on PostgreSQL empties the same public schema first, so they take turns
+    on an exclusive lock of a file every process sees."""
     with open(Path(tempfile.gettempdir()) / "tierplan-tests-postgres.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            yield
+            yield reset_postgres()
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture
 def postgres_url() -> Iterator[str]:
-    with postgres_held():
-        url = reset_postgres()
+    with empty_postgres() as url:
         upgrade_to_head(url)
         yield url
 
@@ -139,5 +138,3 @@ def demo_id(app, clock) -> int:
         campaign_id = load_demo(session, now=clock()).id
     settle_pending(app.state.engine, session)
     return campaign_id
-
-

@@ -28,10 +28,10 @@ def empty_url(request, tmp_path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'race.db'}"
         return
-    from tests.conftest import postgres_held, reset_postgres
+    from tests.conftest import empty_postgres
 
-    with postgres_held():
-        yield reset_postgres()
+    with empty_postgres() as url:
+        yield url
 
 
 def test_four_migrations_at_once_all_succeed(empty_url):
