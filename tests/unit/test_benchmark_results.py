@@ -85,6 +85,23 @@ def test_sglang_bench_serving_runs_give_their_figures_to_the_last_digit_and_the_
     assert "spec_decode_acceptance_length" not in runs[1].metrics and saved[1]["accept_length"] is None
 
 
+def test_sglang_one_batch_records_give_the_static_batch_s_decode_step_as_tpot():
+    """SGLang 0.5.23's one_batch measurement (tests/data/sglang/one_batch.jsonl): a static batch of batch_size
+    sequences, so its median decode step is the TPOT and batch / step the output throughput; seconds in the file."""
+    saved = [json.loads(line) for line in text("sglang/one_batch.jsonl").splitlines()]
+    runs = parse_results_json(text("sglang/one_batch.jsonl"), "one_batch.jsonl")
+    assert [r.concurrency for r in runs] == [1, 16] and all(r.source_format == "sglang_one_batch" for r in runs)
+    for run, record in zip(runs, saved, strict=True):
+        assert run.label == record["run_name"] == "before-a1"
+        assert (run.input_len, run.output_len) == (1024, 256)
+        assert run.metrics["tpot_ms"] == record["median_decode_latency"] * 1000
+        assert run.metrics["output_tok_s"] == record["median_decode_throughput"]
+        assert run.metrics["output_tok_s"] == pytest.approx(record["batch_size"] / record["median_decode_latency"])
+        assert run.metrics["ttft_ms"] == record["prefill_latency"] * 1000
+        assert run.metrics["total_tok_s"] == record["overall_throughput"]
+        assert run.measured_at == "" and run.engine == "sglang"  # no date; only SGLang runs this benchmark
+
+
 @pytest.mark.parametrize("backend, engine", [("vllm", "vllm"), ("openai-chat", ""), ("openai", ""), ("sglang-oai", "sglang"),
                                              ("vllm-chat", "vllm"), ("trt", "tensorrt-llm"), (None, "")])
 def test_a_client_backend_names_an_engine_only_where_it_is_one(backend, engine):

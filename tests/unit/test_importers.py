@@ -30,7 +30,7 @@ def detected(name: str) -> str:
     "name, expected",
     [
         ("vllm/bench_serve_c4.json", formats.RESULTS),
-        ("sglang_one_batch.jsonl", formats.RESULTS),
+        ("sglang/one_batch.jsonl", formats.RESULTS),
         ("sglang/bench_serving.jsonl", formats.RESULTS),
         ("vllm/bench_serve_append.json", formats.RESULTS),
         ("vllm/bench_serve_c4.console.txt", formats.CONSOLE),

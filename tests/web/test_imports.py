@@ -153,7 +153,7 @@ def test_sglang_runs_carry_no_date_so_the_import_asks_for_one_and_names_no_misma
 
 def test_an_import_is_undone_as_a_whole(client, app, demo_id):
     before = counts(app)
-    preview = upload(client, demo_id, "sglang_one_batch.jsonl")
+    preview = upload(client, demo_id, "sglang/one_batch.jsonl")
     token = token_of(preview.text)
     assert "carries no date" in preview.text
     undated = confirm(client, demo_id, token)

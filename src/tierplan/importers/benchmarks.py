@@ -141,7 +141,8 @@ def run_from_one_batch(record: dict, where: str, file: str) -> BenchmarkRun:
     if _number(record.get("overall_throughput")) is not None:
         metrics["total_tok_s"] = record["overall_throughput"]
     return BenchmarkRun("sglang_one_batch", where, batch, None, metrics, str(record.get("run_name") or ""),
-                        _int_or_none(record.get("input_len")), _int_or_none(record.get("output_len")))
+                        _int_or_none(record.get("input_len")), _int_or_none(record.get("output_len")),
+                        engine="sglang")  # the engine's own offline benchmark: no server, no other engine
 
 
 def parse_results_json(raw: BinaryIO | str, file: str, on_progress=None) -> list[BenchmarkRun]:
