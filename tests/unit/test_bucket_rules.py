@@ -2,9 +2,7 @@
 
 import pytest
 
-from tests.unit.test_importers import text
-from tierplan.importers.buckets import DEFAULT_RULES, UNLISTED_BUCKET, bucket_kernels, step_shares
-from tierplan.importers.kernel_csv import parse_nsys
+from tierplan.importers.buckets import DEFAULT_RULES, bucket_kernels
 from tierplan.importers.records import KernelSummary
 
 # Each name as a profiler shows it, from the source that launches it (checked with the search tool).
@@ -52,21 +50,3 @@ def test_real_kernel_names_land_in_their_bucket(name, bucket):
     summary = KernelSummary("test")
     summary.add(name, 1.0)
     assert bucket_kernels(summary, DEFAULT_RULES).kernels[0].bucket == bucket
-
-
-def test_a_truncated_kernel_table_keeps_the_rest_as_unlisted_not_renormalised():
-    summary = parse_nsys(text("nsys_top3.csv"), "top3.csv")
-    assert summary.listed_share == pytest.approx(0.93)
-    shares, how = step_shares(bucket_kernels(summary), ranks=1, step_ms=None, steps=None,
-                              listed_share=summary.listed_share)
-    # the three kernels listed are 63%, 20% and 10% of kernel time; 7% is in kernels the table left out
-    assert shares["attention"] == pytest.approx(0.63)
-    assert shares[UNLISTED_BUCKET] == pytest.approx(0.07)
-    assert "lists 93.0% of kernel time" in how
-
-
-def test_a_whole_kernel_table_has_nothing_unlisted():
-    summary = parse_nsys(text("nsys_cuda_gpu_kern_sum.csv"), "all.csv")
-    shares, _ = step_shares(bucket_kernels(summary), ranks=1, step_ms=None, steps=None,
-                            listed_share=summary.listed_share)
-    assert UNLISTED_BUCKET not in shares

@@ -12,7 +12,7 @@ from tierplan.importers import detect as formats
 from tierplan.importers.benchmarks import parse_console
 from tierplan.importers.buckets import HOST_BUCKET, bucket_kernels, step_shares
 from tierplan.importers.errors import ImportFileError
-from tierplan.importers.kernel_csv import ColumnMap, parse_generic, parse_nsys
+from tierplan.importers.kernel_csv import ColumnMap, parse_generic
 from tierplan.importers.torch_trace import parse_trace, parse_traces
 
 DATA = Path(__file__).parent.parent / "data"
@@ -35,9 +35,6 @@ def detected(name: str) -> str:
         ("vllm/bench_serve_append.json", formats.RESULTS),
         ("vllm/bench_serve_c4.console.txt", formats.CONSOLE),
         ("trace_eager_b1.json.gz", formats.TRACE),
-        ("nsys_cuda_gpu_kern_sum.csv", formats.NSYS),
-        ("nsys_gpukernsum_old.csv", formats.NSYS),
-        ("generic_kernels.csv", formats.KERNEL_CSV),
     ],
 )
 def test_the_format_is_read_from_the_content(name, expected):
@@ -163,31 +160,6 @@ def test_more_gpu_time_than_the_steps_hold_is_refused():
         bucketing = bucket_kernels(parse_trace(handle, "eager"))
     with pytest.raises(ValueError, match="check the step time"):
         step_shares(bucketing, ranks=1, step_ms=1.0, steps=2)
-
-
-def test_nsys_csv_after_its_preamble():
-    summary = parse_nsys(text("nsys_cuda_gpu_kern_sum.csv"), "nsys.csv")
-    bucketing = bucket_kernels(summary)
-    assert bucketing.bucket_us["attention"] == pytest.approx(630000.0)
-    assert bucketing.bucket_us["moe"] == pytest.approx(200000.0)
-    assert bucketing.bucket_us["communication"] == pytest.approx(40000.0)
-    assert bucketing.unmatched == ["mystery_kernel_v2"]
-    assert summary.kernels["fused_moe_kernel"][1] == 12800
-
-
-def test_the_older_gpukernsum_header_is_found_by_name():
-    summary = parse_nsys(text("nsys_gpukernsum_old.csv"), "old.csv")
-    assert bucket_kernels(summary).bucket_us == pytest.approx({"attention": 555.0, "dense_gemm": 445.0})
-
-
-def test_a_generic_csv_with_mapped_columns():
-    summary = parse_generic(text("generic_kernels.csv"), "k.csv", ColumnMap("kernel", "time_us", "us", "calls"))
-    assert summary.kernels["flash_attn_decode"] == [4200.5, 600]
-
-
-def test_a_generic_csv_with_wrong_columns_names_them():
-    with pytest.raises(ImportFileError, match="'name' and 'total'"):
-        parse_generic(text("generic_kernels.csv"), "k.csv", ColumnMap("name", "total"))
 
 
 def test_older_pytorch_trace_categories_count_as_gpu_time():

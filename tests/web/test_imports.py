@@ -211,11 +211,11 @@ def test_malformed_files_get_their_error_and_change_nothing(client, app, demo_id
 
 
 def test_a_generic_csv_asks_for_its_columns(client, app, demo_id):
-    response = upload(client, demo_id, "generic_kernels.csv", regime="batch 1")
+    response = upload(client, demo_id, "nsys/cuda_gpu_trace.csv", regime="batch 1")
     assert response.status_code == 422 and "name its kernel-name" in response.text
-    mapped = upload(client, demo_id, "generic_kernels.csv", regime="batch 1", name_column="kernel",
-                    time_column="time_us", time_unit="us")
-    assert mapped.status_code == 200 and 'data-bucket="attention"' in mapped.text
+    mapped = upload(client, demo_id, "nsys/cuda_gpu_trace.csv", regime="batch 1", name_column="Name",
+                    time_column="Duration (ns)", time_unit="ns")
+    assert mapped.status_code == 200 and 'data-bucket="elementwise"' in mapped.text
 
 
 def test_an_upload_above_the_limit_is_refused(client, app, demo_id):
@@ -227,10 +227,10 @@ def test_an_upload_above_the_limit_is_refused(client, app, demo_id):
 def test_kernel_rules_are_editable_and_used(client, app, demo_id):
     bad = client.post(f"/campaigns/{demo_id}/import/rules", data={"rules": "foo(  => x"}, headers=HTMX)
     assert bad.status_code == 422 and "line 1" in bad.text
-    rules = "mystery => mystery_bucket\ndecode => attention\nmoe => moe\n"
+    rules = "vectorized_elementwise_kernel => pointwise\nattention => attention\ngemm => dense_gemm\n"
     assert client.post(f"/campaigns/{demo_id}/import/rules", data={"rules": rules}, headers=HTMX).status_code == 204
-    preview = upload(client, demo_id, "nsys_cuda_gpu_kern_sum.csv", regime="batch 1")
-    assert 'data-bucket="mystery_bucket"' in preview.text
+    preview = upload(client, demo_id, "nsys/cuda_gpu_kern_sum.csv", regime="batch 1")
+    assert 'data-bucket="pointwise"' in preview.text
 
 
 def test_a_large_upload_is_parsed_in_the_background_with_progress(client, app, demo_id):
@@ -360,9 +360,9 @@ def test_abandoned_upload_folders_are_removed_after_a_day(app, tmp_path):
 
 
 def test_a_benchmark_and_a_profile_together_are_refused_naming_which_is_which(client, app, demo_id):
-    refused = upload(client, demo_id, APPEND, "nsys_top3.csv", regime="batch 1")
+    refused = upload(client, demo_id, APPEND, "nsys/cuda_gpu_kern_sum.csv", regime="batch 1")
     assert refused.status_code == 422
-    assert ("import benchmark results (bench_serve_append.json) and profiles (nsys_top3.csv) separately"
+    assert ("import benchmark results (bench_serve_append.json) and profiles (cuda_gpu_kern_sum.csv) separately"
             in html.unescape(refused.text))
     with new_session(app.state.engine) as session:
         assert session.exec(select(func.count()).select_from(ImportRecord)).one() == 0

@@ -67,20 +67,27 @@ def parse_nsys(text: str, file: str) -> KernelSummary:
     summary = _summary(rows, header_at, file, ColumnMap(name_col, time_col, "ns", count_col), "nsys_csv")
     percent_col = next((h for h in NSYS_PERCENT_HEADERS if h in header), None)
     if percent_col is not None:
-        summary.listed_share = _percent_sum(rows, header_at, header.index(percent_col)) / 100
+        summary.listed_share = _listed_share(rows, header_at, header.index(percent_col), header.index(time_col),
+                                             summary.gpu_time_us * 1000)
     return summary
 
 
-def _percent_sum(rows, header_at: int, column: int) -> float:
-    """Time (%) of the listed kernels summed: below 100 when the table was cut (nsys --limit, a copied top-N)."""
-    total = 0.0
+def _listed_share(rows, header_at: int, percent_i: int, time_i: int, listed_ns: float) -> float | None:
+    """The share of all kernel time the table lists: below 1 when it was cut (a copied top-N). The whole is the
+    largest row's time over its Time (%), the figure its rounding to 0.1 least disturbs (a sum of rounded
+    percentages drifts with the rows: 99.8 for a whole table of many small kernels)."""
+    best_percent, best_ns = 0.0, 0.0
     for row in rows[header_at + 1:]:
-        if len(row) > column and row[column].strip():
+        if len(row) > max(percent_i, time_i):
             try:
-                total += float(row[column].replace(",", ""))
+                percent, ns = float(row[percent_i].replace(",", "")), float(row[time_i].replace(",", ""))
             except ValueError:
                 continue
-    return total
+            if percent > best_percent:
+                best_percent, best_ns = percent, ns
+    if best_percent <= 0 or best_ns <= 0:
+        return None
+    return min(1.0, listed_ns / (best_ns * 100 / best_percent))
 
 
 def parse_generic(text: str, file: str, columns: ColumnMap) -> KernelSummary:
