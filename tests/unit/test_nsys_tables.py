@@ -12,11 +12,13 @@ import pytest
 from tests.unit.test_importers import detected, text
 from tierplan.importers import detect as formats
 from tierplan.importers.buckets import UNLISTED_BUCKET, bucket_kernels, step_shares
+from tierplan.importers.errors import ImportFileError
 from tierplan.importers.kernel_csv import ColumnMap, parse_generic, parse_nsys
 
 WHOLE = "nsys/cuda_gpu_kern_sum.csv"  # stdout of `nsys stats`, the lines before the table included
 TRACE = "nsys/cuda_gpu_trace.csv"  # cuda_gpu_trace written by nsys (--output): a row a kernel or copy
 OLD = "nsys/old_gpukernsum.csv"  # nsys 2022.4.2's gpukernsum of the same report
+ALL = "nsys/all_reports.csv"  # `nsys stats --format csv` alone: every default report, the kernel table among them
 
 
 def table(name: str, header_starts: str) -> list[dict[str, str]]:
@@ -35,7 +37,8 @@ def totals(rows: list[dict[str, str]], time_column: str, count_column: str | Non
     return dict(by_name)
 
 
-@pytest.mark.parametrize("name, expected", [(WHOLE, formats.NSYS), (OLD, formats.NSYS), (TRACE, formats.KERNEL_CSV)])
+@pytest.mark.parametrize("name, expected", [(WHOLE, formats.NSYS), (OLD, formats.NSYS), (ALL, formats.NSYS),
+                                            (TRACE, formats.KERNEL_CSV)])
 def test_each_table_is_known_by_its_content(name, expected):
     assert detected(name) == expected
 
@@ -48,6 +51,35 @@ def test_cuda_gpu_kern_sum_gives_every_kernel_s_time_and_instances():
         assert summary.kernels[kernel][0] == pytest.approx(total_us, rel=1e-12)
         assert summary.kernels[kernel][1] == count
     assert summary.listed_share == pytest.approx(1.0, abs=0.002)  # the largest row over its Time (%), rounded
+
+
+def test_of_every_report_nsys_printed_the_kernel_summary_is_read_and_no_other():
+    """The CUDA API summary comes first, with the same time and name columns: its calls are not kernels."""
+    everything, kernels = parse_nsys(text(ALL), ALL), parse_nsys(text(WHOLE), WHOLE)
+    assert "cuda_api_sum" in text(ALL) and "cudaLaunchKernel" in text(ALL)
+    assert everything.kernels == kernels.kernels and everything.listed_share == kernels.listed_share
+
+
+def test_a_file_of_other_nsys_reports_is_refused_naming_them():
+    lines = text(ALL).splitlines()
+    kernel_at = next(i for i, line in enumerate(lines) if "cuda_gpu_kern_sum.py" in line)
+    without = "\n".join(lines[:kernel_at]) + "\n"  # nvtx_sum, osrt_sum (skipped) and cuda_api_sum
+    with pytest.raises(ImportFileError, match="holds the nsys reports nvtx_sum, osrt_sum, cuda_api_sum, not the"):
+        parse_nsys(without, "api.csv")
+    api_alone = "\n".join(line for line in lines[:kernel_at] if not line.startswith(("Processing", "SKIPPED")))
+    api_at = api_alone.splitlines().index(next(line for line in api_alone.splitlines() if "Num Calls" in line))
+    with pytest.raises(ImportFileError, match="CUDA API summary") as error:
+        parse_nsys("\n".join(api_alone.splitlines()[api_at:]), "api.csv")
+    assert error.value.where == "line 1"
+
+
+def test_a_file_cut_after_the_kernel_report_s_first_line_names_that_line():
+    lines = text(ALL).splitlines()
+    kernel_at = next(i for i, line in enumerate(lines) if "cuda_gpu_kern_sum.py" in line)
+    with pytest.raises(ImportFileError, match="expected a header with 'Total Time \\(ns\\)' and 'Name' columns after "
+                                              "it") as error:
+        parse_nsys("\n".join(lines[: kernel_at + 1]) + "\n", "cut.csv")
+    assert error.value.where == f"line {kernel_at + 1}"
 
 
 def test_the_older_gpukernsum_of_the_same_report_gives_the_same_kernels():
@@ -69,7 +101,7 @@ def test_the_gpu_trace_mapped_by_name_and_duration_sums_to_the_kernel_table():
 
 
 def test_a_wrong_column_name_is_named():
-    with pytest.raises(Exception, match="'Kernel' and 'Duration'"):
+    with pytest.raises(ImportFileError, match="'Kernel' and 'Duration'"):
         parse_generic(text(TRACE), TRACE, ColumnMap("Kernel", "Duration"))
 
 

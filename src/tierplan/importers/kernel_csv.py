@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from dataclasses import dataclass
 
 from tierplan.importers.errors import ImportFileError
@@ -15,6 +16,9 @@ NSYS_TIME_HEADERS = ("Total Time (ns)", "Total Time")
 NSYS_NAME_HEADERS = ("Name", "Kernel Name")
 NSYS_COUNT_HEADERS = ("Instances", "Calls", "Num Calls")
 NSYS_PERCENT_HEADERS = ("Time (%)", "Time(%)")
+NSYS_KERNEL_REPORTS = ("cuda_gpu_kern_sum", "gpukernsum")
+# "Processing [x.sqlite] with [/path/cuda_gpu_kern_sum.py]..." (2022 on), "Running [/path/gpukernsum.py x.sqlite]..."
+NSYS_PROCESSING = re.compile(r"(?:Processing \[[^\]]*\] with|Running) \[(?:[^\]]*[/\\])?(?P<report>\w+)\.py\b")
 UNIT_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
 
@@ -55,12 +59,16 @@ def is_nsys_kernel_csv(text: str) -> bool:
 
 
 def parse_nsys(text: str, file: str) -> KernelSummary:
-    """cuda_gpu_kern_sum / gpukernsum CSV: Total Time (ns) and Name, Instances when given."""
+    """cuda_gpu_kern_sum / gpukernsum CSV: Total Time (ns) and Name, Instances when given. In what `nsys stats`
+    prints for several reports, the table of the kernel summary, up to the blank line that ends it."""
     rows = csv_rows(text, file)
-    header_at = find_header(rows, (NSYS_TIME_HEADERS, NSYS_NAME_HEADERS))
-    if header_at is None:
-        raise ImportFileError(file, "", "expected a header with 'Total Time (ns)' and 'Name' columns")
+    header_at = _kernel_table(rows, file)
     header = [c.strip() for c in rows[header_at]]
+    if "Num Calls" in header and "Instances" not in header:
+        raise ImportFileError(file, f"line {header_at + 1}", "this is nsys's CUDA API summary (cuda_api_sum: calls "
+                              "made on the host), not the kernel summary: nsys stats --report cuda_gpu_kern_sum")
+    end = next((i for i in range(header_at + 1, len(rows)) if not any(cell.strip() for cell in rows[i])), len(rows))
+    rows = rows[:end]
     time_col = next(h for h in NSYS_TIME_HEADERS if h in header)
     name_col = next(h for h in NSYS_NAME_HEADERS if h in header)
     count_col = next((h for h in NSYS_COUNT_HEADERS if h in header), None)
@@ -70,6 +78,32 @@ def parse_nsys(text: str, file: str) -> KernelSummary:
         summary.listed_share = _listed_share(rows, header_at, header.index(percent_col), header.index(time_col),
                                              summary.gpu_time_us * 1000)
     return summary
+
+
+def _kernel_table(rows: list[list[str]], file: str) -> int:
+    """The index of the kernel table's header. `nsys stats` announces each report it runs ("Processing [x.sqlite]
+    with [.../cuda_gpu_kern_sum.py]..."), so where it printed several, the kernel summary's own is taken."""
+    reports = []
+    for index, row in enumerate(rows):
+        found = NSYS_PROCESSING.match(",".join(row))
+        if found:
+            reports.append((found.group("report"), index))
+    start, end = 0, len(rows)
+    if reports:
+        kernel = [n for n, (report, _) in enumerate(reports) if report in NSYS_KERNEL_REPORTS]
+        if not kernel:
+            names = ", ".join(dict.fromkeys(report for report, _ in reports))
+            raise ImportFileError(file, "", f"the file holds the nsys reports {names}, not the kernel summary: "
+                                  "nsys stats --report cuda_gpu_kern_sum --format csv")
+        start = reports[kernel[0]][1] + 1
+        end = reports[kernel[0] + 1][1] if kernel[0] + 1 < len(reports) else len(rows)
+    header_at = find_header(rows[start:end], (NSYS_TIME_HEADERS, NSYS_NAME_HEADERS))
+    if header_at is None:
+        said = next((",".join(row).strip() for row in rows[start:end] if any(c.strip() for c in row)), "")
+        where = f"line {start}" if reports else ""
+        raise ImportFileError(file, where, "expected a header with 'Total Time (ns)' and 'Name' columns"
+                              + (f" after it; nsys wrote {said!r}" if said else (" after it" if reports else "")))
+    return start + header_at
 
 
 def _listed_share(rows, header_at: int, percent_i: int, time_i: int, listed_ns: float) -> float | None:

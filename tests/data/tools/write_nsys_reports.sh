@@ -24,6 +24,8 @@ cd "$work"
 stats23() { LD_LIBRARY_PATH="$libs" "$nsys23/target-linux-x64/nsys" stats --force-export=true "$@"; }
 # the report's kernels as nsys prints them, the lines before the table included
 stats23 --report cuda_gpu_kern_sum --format csv decode_b8.nsys-rep > "$out/cuda_gpu_kern_sum.csv"
+# every default report, as `nsys stats --format csv` alone prints them: the kernel table among the others
+stats23 --format csv decode_b8.nsys-rep > "$out/all_reports.csv"
 # every kernel and copy with its own row (a CSV whose columns tierplan is told), written by nsys itself (--output
 # <prefix> writes <prefix>_<report>.csv)
 stats23 --report cuda_gpu_trace --format csv --output "$out/report" decode_b8.nsys-rep
