@@ -9,8 +9,9 @@ from collections import defaultdict
 
 import pytest
 
-from tests.unit.test_importers import detected, text
+from tests.unit.test_importers import DATA, detected, text
 from tierplan.importers import detect as formats
+from tierplan.importers import kernel_csv
 from tierplan.importers.buckets import UNLISTED_BUCKET, bucket_kernels, step_shares
 from tierplan.importers.errors import ImportFileError
 from tierplan.importers.kernel_csv import ColumnMap, parse_generic, parse_nsys
@@ -129,3 +130,30 @@ def test_a_table_cut_to_its_top_rows_keeps_the_rest_as_unlisted_not_renormalised
     assert shares[UNLISTED_BUCKET] == pytest.approx(1 - summary.listed_share)
     assert sum(shares.values()) == pytest.approx(1.0)
     assert f"lists {summary.listed_share:.1%} of kernel time" in how
+
+
+def test_a_table_read_as_a_stream_gives_what_its_text_gives():
+    with open(DATA / TRACE, "rb") as stream:
+        streamed = parse_generic(stream, TRACE, ColumnMap("Name", "Duration (ns)", "ns"))
+    with open(DATA / ALL, "rb") as stream:
+        kernels = parse_nsys(stream, ALL)
+    assert streamed.kernels == parse_generic(text(TRACE), TRACE, ColumnMap("Name", "Duration (ns)", "ns")).kernels
+    assert kernels.kernels == parse_nsys(text(ALL), ALL).kernels
+
+
+def test_a_line_longer_than_any_kernel_table_s_is_refused_at_its_number(monkeypatch):
+    monkeypatch.setattr(kernel_csv, "MAX_LINE_CHARS", 300)
+    lines = (DATA / TRACE).read_bytes().splitlines(keepends=True)
+    first_long = next(n for n, line in enumerate(lines, start=1) if len(line) > 300)
+    with pytest.raises(ImportFileError, match="a line of more than 300 bytes") as error:
+        parse_generic(text(TRACE), TRACE, ColumnMap("Name", "Duration (ns)", "ns"))
+    assert error.value.where == f"line {first_long}"
+
+
+def test_more_distinct_kernel_names_than_a_run_holds_are_refused_at_the_row(monkeypatch):
+    monkeypatch.setattr(kernel_csv, "MAX_KERNEL_NAMES", 5)
+    names = [row["Name"] for row in table(TRACE, "Start (ns)")]
+    sixth = next(n for n in range(len(names)) if len(set(names[: n + 1])) == 6)
+    with pytest.raises(ImportFileError, match="more than 5 distinct kernel names") as error:
+        parse_generic(text(TRACE), TRACE, ColumnMap("Name", "Duration (ns)", "ns"))
+    assert error.value.where == f"line {sixth + 2}"  # the header is line 1

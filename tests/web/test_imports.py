@@ -224,6 +224,21 @@ def test_an_upload_above_the_limit_is_refused(client, app, demo_id):
     assert response.status_code == 413 and "larger than 0 MB" in response.text
 
 
+def test_a_kernel_table_with_a_byte_that_is_not_utf8_past_the_head_is_refused_at_its_line(client, app, demo_id,
+                                                                                          tmp_path):
+    real = (DATA / "nsys/cuda_gpu_trace.csv").read_bytes()
+    at = real.index(b"\n", 80_000) + 1  # past the 64 KiB the format is read from
+    broken = tmp_path / "cuda_gpu_trace.csv"
+    broken.write_bytes(real[:at] + b"\xff" + real[at:])
+    before = counts(app)
+    response = upload(client, demo_id, broken, regime="batch 1", name_column="Name", time_column="Duration (ns)",
+                      time_unit="ns")
+    line = real[:at].count(b"\n") + 1
+    assert response.status_code == 422
+    assert f"cuda_gpu_trace.csv, line {line}: not UTF-8 text (byte 1 of the line)" in html.unescape(response.text)
+    assert counts(app) == before
+
+
 def test_kernel_rules_are_editable_and_used(client, app, demo_id):
     bad = client.post(f"/campaigns/{demo_id}/import/rules", data={"rules": "foo(  => x"}, headers=HTMX)
     assert bad.status_code == 422 and "line 1" in bad.text

@@ -1,13 +1,16 @@
 """Kernel-summary CSVs: `nsys stats --report cuda_gpu_kern_sum --format csv` (and the older
 gpukernsum), found by header name after any preamble lines, or any CSV whose name and total-time
-columns the user names."""
+columns the user names. Both are read as a stream, a row at a time, kernels summed by name as they
+come: a per-launch table of millions of rows costs what its distinct kernel names cost."""
 
 from __future__ import annotations
 
 import csv
 import io
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from tierplan.importers.errors import ImportFileError
 from tierplan.importers.records import KernelSummary
@@ -20,6 +23,9 @@ NSYS_KERNEL_REPORTS = ("cuda_gpu_kern_sum", "gpukernsum")
 # "Processing [x.sqlite] with [/path/cuda_gpu_kern_sum.py]..." (2022 on), "Running [/path/gpukernsum.py x.sqlite]..."
 NSYS_PROCESSING = re.compile(r"(?:Processing \[[^\]]*\] with|Running) \[(?:[^\]]*[/\\])?(?P<report>\w+)\.py\b")
 UNIT_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+MAX_LINE_CHARS = 1 << 20  # bytes: a kernel table's line is a name and some numbers, a megabyte is no such line
+MAX_KERNEL_NAMES = 100_000  # distinct names a table may hold (a real step runs hundreds)
+HEADER_WITHIN_ROWS = 200
 
 
 @dataclass(frozen=True)
@@ -44,7 +50,7 @@ def csv_rows(text: str, file: str = "") -> list[list[str]]:
 
 def find_header(rows: list[list[str]], wanted: tuple[tuple[str, ...], ...]) -> int | None:
     """Index of the first row holding one name of each wanted group (preamble lines come before it)."""
-    for index, row in enumerate(rows[:200]):
+    for index, row in enumerate(rows[:HEADER_WITHIN_ROWS]):
         cells = [c.strip() for c in row]
         if all(any(name in cells for name in group) for group in wanted):
             return index
@@ -58,107 +64,154 @@ def is_nsys_kernel_csv(text: str) -> bool:
         return False
 
 
-def parse_nsys(text: str, file: str) -> KernelSummary:
+Rows = Iterator[tuple[int, list[str]]]
+
+
+def csv_stream(source: str | BinaryIO, file: str) -> Rows:
+    """The CSV's rows with the line each ends on, read a line at a time from the text or a binary file; ImportFileError
+    naming the line where one cannot be read (not UTF-8, a stray quote, a field over csv's 128 KiB limit, a line over
+    MAX_LINE_CHARS)."""
+    stream = io.BytesIO(source.encode("utf-8")) if isinstance(source, str) else source
+    reader = csv.reader(_bounded_lines(stream, file))
+    try:
+        for row in reader:
+            yield reader.line_num, row
+    except csv.Error as exc:
+        raise ImportFileError(file, f"line {reader.line_num}", f"not a readable CSV row ({exc})") from None
+
+
+def _bounded_lines(stream: BinaryIO, file: str) -> Iterator[str]:
+    number = 0
+    while raw := stream.readline(MAX_LINE_CHARS + 1):
+        number += 1
+        if len(raw) > MAX_LINE_CHARS:
+            raise ImportFileError(file, f"line {number}", f"a line of more than {MAX_LINE_CHARS:,} bytes: "
+                                  "not a kernel table")
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ImportFileError(file, f"line {number}", f"not UTF-8 text (byte {exc.start + 1} of the line)") from None
+
+
+def _is_header(row: list[str], wanted: tuple[tuple[str, ...], ...]) -> bool:
+    cells = [c.strip() for c in row]
+    return all(any(name in cells for name in group) for group in wanted)
+
+
+def _blank(row: list[str]) -> bool:
+    return not any(cell.strip() for cell in row)
+
+
+def parse_nsys(source: str | BinaryIO, file: str) -> KernelSummary:
     """cuda_gpu_kern_sum / gpukernsum CSV: Total Time (ns) and Name, Instances when given. In what `nsys stats`
     prints for several reports, the table of the kernel summary, up to the blank line that ends it."""
-    rows = csv_rows(text, file)
-    header_at = _kernel_table(rows, file)
-    header = [c.strip() for c in rows[header_at]]
+    rows = csv_stream(source, file)
+    line, header = _kernel_header(rows, file)
     if "Num Calls" in header and "Instances" not in header:
-        raise ImportFileError(file, f"line {header_at + 1}", "this is nsys's CUDA API summary (cuda_api_sum: calls "
-                              "made on the host), not the kernel summary: nsys stats --report cuda_gpu_kern_sum")
-    end = next((i for i in range(header_at + 1, len(rows)) if not any(cell.strip() for cell in rows[i])), len(rows))
-    rows = rows[:end]
+        raise ImportFileError(file, f"line {line}", "this is nsys's CUDA API summary (cuda_api_sum: calls made on "
+                              "the host), not the kernel summary: nsys stats --report cuda_gpu_kern_sum")
     time_col = next(h for h in NSYS_TIME_HEADERS if h in header)
     name_col = next(h for h in NSYS_NAME_HEADERS if h in header)
     count_col = next((h for h in NSYS_COUNT_HEADERS if h in header), None)
-    summary = _summary(rows, header_at, file, ColumnMap(name_col, time_col, "ns", count_col), "nsys_csv")
     percent_col = next((h for h in NSYS_PERCENT_HEADERS if h in header), None)
-    if percent_col is not None:
-        summary.listed_share = _listed_share(rows, header_at, header.index(percent_col), header.index(time_col),
-                                             summary.gpu_time_us * 1000)
-    return summary
+    return _read_table(rows, header, file, ColumnMap(name_col, time_col, "ns", count_col), "nsys_csv",
+                       blank_ends=True, percent_col=percent_col)
 
 
-def _kernel_table(rows: list[list[str]], file: str) -> int:
-    """The index of the kernel table's header. `nsys stats` announces each report it runs ("Processing [x.sqlite]
-    with [.../cuda_gpu_kern_sum.py]..."), so where it printed several, the kernel summary's own is taken."""
-    reports = []
-    for index, row in enumerate(rows):
+def _kernel_header(rows: Rows, file: str) -> tuple[int, list[str]]:
+    """The kernel table's header and its line. `nsys stats` announces each report it runs ("Processing [x.sqlite]
+    with [.../cuda_gpu_kern_sum.py]..."), so where it printed several, the kernel summary's own is taken; a bare
+    table's header is looked for in its first rows."""
+    wanted = (NSYS_TIME_HEADERS, NSYS_NAME_HEADERS)
+    reports: list[str] = []
+    kernel_line = 0  # the line announcing the kernel report, while its header is awaited
+    for line, row in rows:
         found = NSYS_PROCESSING.match(",".join(row))
         if found:
-            reports.append((found.group("report"), index))
-    start, end = 0, len(rows)
+            if kernel_line:
+                break
+            reports.append(found.group("report"))
+            kernel_line = line if found.group("report") in NSYS_KERNEL_REPORTS else 0
+            continue
+        if kernel_line and not _blank(row) and not _is_header(row, wanted):
+            said = ",".join(row).strip()
+            raise ImportFileError(file, f"line {kernel_line}", f"expected a header with 'Total Time (ns)' and 'Name' "
+                                  f"columns after it; nsys wrote {said[:200]!r}")
+        if (kernel_line or not reports) and _is_header(row, wanted):
+            return line, [c.strip() for c in row]
+        if not reports and line >= HEADER_WITHIN_ROWS:
+            break
+    if kernel_line:
+        raise ImportFileError(file, f"line {kernel_line}",
+                              "expected a header with 'Total Time (ns)' and 'Name' columns after it")
     if reports:
-        kernel = [n for n, (report, _) in enumerate(reports) if report in NSYS_KERNEL_REPORTS]
-        if not kernel:
-            names = ", ".join(dict.fromkeys(report for report, _ in reports))
-            raise ImportFileError(file, "", f"the file holds the nsys reports {names}, not the kernel summary: "
-                                  "nsys stats --report cuda_gpu_kern_sum --format csv")
-        start = reports[kernel[0]][1] + 1
-        end = reports[kernel[0] + 1][1] if kernel[0] + 1 < len(reports) else len(rows)
-    header_at = find_header(rows[start:end], (NSYS_TIME_HEADERS, NSYS_NAME_HEADERS))
-    if header_at is None:
-        said = next((",".join(row).strip() for row in rows[start:end] if any(c.strip() for c in row)), "")
-        where = f"line {start}" if reports else ""
-        raise ImportFileError(file, where, "expected a header with 'Total Time (ns)' and 'Name' columns"
-                              + (f" after it; nsys wrote {said!r}" if said else (" after it" if reports else "")))
-    return start + header_at
+        raise ImportFileError(file, "", f"the file holds the nsys reports {', '.join(dict.fromkeys(reports))}, not "
+                              "the kernel summary: nsys stats --report cuda_gpu_kern_sum --format csv")
+    raise ImportFileError(file, "", "expected a header with 'Total Time (ns)' and 'Name' columns")
 
 
-def _listed_share(rows, header_at: int, percent_i: int, time_i: int, listed_ns: float) -> float | None:
-    """The share of all kernel time the table lists: below 1 when it was cut (a copied top-N). The whole is the
-    largest row's time over its Time (%), the figure its rounding to 0.1 least disturbs (a sum of rounded
-    percentages drifts with the rows: 99.8 for a whole table of many small kernels)."""
-    best_percent, best_ns = 0.0, 0.0
-    for row in rows[header_at + 1:]:
-        if len(row) > max(percent_i, time_i):
-            try:
-                percent, ns = float(row[percent_i].replace(",", "")), float(row[time_i].replace(",", ""))
-            except ValueError:
-                continue
-            if percent > best_percent:
-                best_percent, best_ns = percent, ns
-    if best_percent <= 0 or best_ns <= 0:
-        return None
-    return min(1.0, listed_ns / (best_ns * 100 / best_percent))
-
-
-def parse_generic(text: str, file: str, columns: ColumnMap) -> KernelSummary:
+def parse_generic(source: str | BinaryIO, file: str, columns: ColumnMap) -> KernelSummary:
     """Any kernel CSV, with the columns the user mapped."""
     if columns.unit not in UNIT_TO_US:
         raise ImportFileError(file, "", f"unknown time unit {columns.unit!r}: use ns, us, ms or s")
-    rows = csv_rows(text, file)
     wanted = ((columns.name_column,), (columns.time_column,))
-    header_at = find_header(rows, wanted)
-    if header_at is None:
-        raise ImportFileError(
-            file, "", f"expected a header row with columns {columns.name_column!r} and {columns.time_column!r}"
-        )
-    return _summary(rows, header_at, file, columns, "kernel_csv")
+    rows = csv_stream(source, file)
+    for line, row in rows:
+        if _is_header(row, wanted):
+            return _read_table(rows, [c.strip() for c in row], file, columns, "kernel_csv")
+        if line >= HEADER_WITHIN_ROWS:
+            break
+    raise ImportFileError(
+        file, "", f"expected a header row with columns {columns.name_column!r} and {columns.time_column!r}"
+    )
 
 
-def _summary(rows, header_at: int, file: str, columns: ColumnMap, source_format: str) -> KernelSummary:
-    header = [c.strip() for c in rows[header_at]]
+def _read_table(rows: Rows, header: list[str], file: str, columns: ColumnMap, source_format: str,
+                blank_ends: bool = False, percent_col: str | None = None) -> KernelSummary:
+    """The rows after the header, summed by kernel name (a blank row ends an nsys table), and with a Time (%)
+    column the share of all kernel time the table lists."""
     name_i, time_i = header.index(columns.name_column), header.index(columns.time_column)
     count_i = header.index(columns.count_column) if columns.count_column in header else None
+    percent_i = header.index(percent_col) if percent_col else None
     scale = UNIT_TO_US[columns.unit]
     summary = KernelSummary(source_format, files=[file])
-    for number, row in enumerate(rows[header_at + 1:], start=header_at + 2):
-        if not any(cell.strip() for cell in row):
+    best_percent, best_us = 0.0, 0.0
+    for line, row in rows:
+        if _blank(row):
+            if blank_ends:
+                break
             continue
         if len(row) < len(header):
-            raise ImportFileError(file, f"line {number}", f"expected {len(header)} columns, got {len(row)}")
+            raise ImportFileError(file, f"line {line}", f"expected {len(header)} columns, got {len(row)}")
         try:
             total = float(row[time_i].replace(",", ""))
             count = int(float(row[count_i].replace(",", ""))) if count_i is not None else 1
         except ValueError:
             raise ImportFileError(
-                file, f"line {number}", f"expected a number in {columns.time_column!r}, got {row[time_i]!r}"
+                file, f"line {line}", f"expected a number in {columns.time_column!r}, got {row[time_i][:100]!r}"
             ) from None
         if total < 0:
-            raise ImportFileError(file, f"line {number}", "a total time cannot be negative")
-        summary.add(row[name_i].strip(), total * scale, count)
+            raise ImportFileError(file, f"line {line}", "a total time cannot be negative")
+        name = row[name_i].strip()
+        if name not in summary.kernels and len(summary.kernels) >= MAX_KERNEL_NAMES:
+            raise ImportFileError(file, f"line {line}", f"more than {MAX_KERNEL_NAMES:,} distinct kernel names: "
+                                  "not a kernel table of one run")
+        summary.add(name, total * scale, count)
+        if percent_i is not None:
+            percent = _number(row[percent_i])
+            if percent is not None and percent > best_percent:
+                best_percent, best_us = percent, total * scale
     if not summary.kernels:
         raise ImportFileError(file, "", "no kernel rows after the header")
+    if percent_i is not None and best_percent > 0 and best_us > 0:
+        # the whole is the largest row's time over its Time (%), the figure its rounding to 0.1 least disturbs (a
+        # sum of rounded percentages drifts with the rows: 99.8 for a whole table of many small kernels)
+        summary.listed_share = min(1.0, summary.gpu_time_us / (best_us * 100 / best_percent))
     return summary
+
+
+def _number(cell: str) -> float | None:
+    try:
+        return float(cell.replace(",", ""))
+    except ValueError:
+        return None

@@ -161,14 +161,14 @@ def _summary(infos: list[Any], options: Any, on_progress: Callable[[int], None] 
             with open(info.path, "rb") as handle:
                 summary.merge(parse_trace(handle, info.name, on_progress, options.exclude_passes, options.steps))
         elif info.format == formats.NSYS:
-            summary.merge(parse_nsys(read_text(info), info.name))
+            summary.merge(_streamed(info, parse_nsys))
         elif info.format == formats.NCU:
             summary.merge(parse_ncu(read_text(info), info.name))
         else:
             if options.columns is None:
                 raise FormInvalid({"name_column": f"{info.name} is a CSV tierplan does not know: name its kernel-name "
                                                   "and total-time columns"})
-            summary.merge(parse_generic(read_text(info), info.name, options.columns))
+            summary.merge(_streamed(info, parse_generic, options.columns))
     return summary
 
 
@@ -189,6 +189,13 @@ def _add_steps(draft: ProfileDraft, summary: KernelSummary, stats: Any, step_ms:
     if step_ms is None:
         draft.pass_notes.append("no step time: the launch model needs the regime's measured step (enter it, or "
                                 "measure its TPOT or throughput first)")
+
+
+def _streamed(info: Any, parse: Callable[..., KernelSummary], *args: Any) -> KernelSummary:
+    """parse(stream, name, *args) over the file as UTF-8 text read a line at a time (a kernel table of any length
+    costs its names)."""
+    with open(info.path, "rb") as stream:  # decoded a line at a time: a byte that is not UTF-8 is refused at its line
+        return parse(stream, info.name, *args)
 
 
 def read_text(info: Any) -> str:
