@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tierplan.importers import detect as formats
+from tierplan.importers import ncu_csv
 from tierplan.importers.errors import ImportFileError
 from tierplan.importers.ncu_csv import is_ncu_csv, parse_ncu
 
@@ -69,3 +70,27 @@ def test_a_page_cut_mid_row_or_with_a_mangled_duration_is_refused_at_its_line():
     mangled[header_at + 5] = ",".join(f'"{c}"' for c in cells) + "\n"
     with pytest.raises(ImportFileError, match=rf"line {header_at + 6}: expected a number for duration, got 'fast'"):
         parse_ncu("".join(mangled), "ncu.csv")
+
+
+def test_a_page_read_from_its_file_a_line_at_a_time_gives_what_its_text_gives():
+    with open(DATA / "ncu_raw.csv", "rb") as stream:
+        streamed = parse_ncu(stream, "ncu_raw.csv")
+    whole = parse_ncu(RAW, "ncu_raw.csv")
+    assert streamed.kernels == whole.kernels and streamed.launch == whole.launch
+
+
+@pytest.mark.parametrize("page, name", [(RAW, "ncu_raw.csv"), (DETAILS, "ncu_details.csv")])
+def test_more_launches_than_a_profiled_step_holds_are_refused_at_the_row(monkeypatch, page, name):
+    monkeypatch.setattr(ncu_csv, "MAX_LAUNCHES", 10)
+    lines = page.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith('"ID"'))
+    ids, eleventh = [], None
+    for number, row in enumerate(csv.reader(lines[header + 1:]), start=header + 2):
+        if row and row[0] != "" and row[0] not in ids and row[0].isdigit():
+            ids.append(row[0])
+            if len(ids) == 11:
+                eleventh = number
+                break
+    with pytest.raises(ImportFileError, match="more than 10 kernel launches") as error:
+        parse_ncu(page, name)
+    assert error.value.where == f"line {eleventh}"

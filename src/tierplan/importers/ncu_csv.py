@@ -3,20 +3,23 @@ section and metric) or the raw page (`--page raw`: a row per kernel launch, a co
 units). Each launch's duration makes a kernel table as nsys's does; each kernel's launch configuration, achieved
 occupancy and DRAM throughput as a share of peak are kept as words for the preview ("16 blocks of 256 threads on
 132 SMs, 12% achieved occupancy, 0.53% of DRAM bandwidth"), so how far a kernel is from its floor is read from the
-file, not typed. ncu writes its own lines (`==PROF==`, `==WARNING==`) before the table; they are skipped.
+file, not typed. ncu writes its own lines (`==PROF==`, `==WARNING==`) before the table; they are skipped. The file
+is read a line at a time (kernel_csv.csv_stream); what it costs is its launches, at most MAX_LAUNCHES.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import BinaryIO
 
 from tierplan.importers.errors import ImportFileError
-from tierplan.importers.kernel_csv import csv_rows, find_header
+from tierplan.importers.kernel_csv import HEADER_WITHIN_ROWS, Rows, csv_rows, csv_stream, find_header
 from tierplan.importers.records import KernelSummary
 
 ID, NAME = "ID", "Kernel Name"
 DETAILS = ("Section Name", "Metric Name", "Metric Unit", "Metric Value")
 RAW_DURATION = "gpu__time_duration.sum"
+MAX_LAUNCHES = 200_000  # ncu replays each launch it profiles: a real file holds thousands at most
 DEVICE = "device__attribute_display_name"  # the raw page names the GPU; the details page gives only its index
 TIME_UNITS_US = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3, "s": 1e6,
                  "second": 1e6}
@@ -46,19 +49,26 @@ def _number(cell: str, file: str, line: int, what: str) -> float:
         raise ImportFileError(file, f"line {line}", f"expected a number for {what}, got {cell!r}") from None
 
 
-def _details(rows: list[list[str]], at: int, file: str) -> dict[str, dict]:
+def _launch(launches: dict[str, dict], key: str, name: str, line: int, file: str) -> dict:
+    """The launch of this ID, made on its first row (no more than MAX_LAUNCHES of them)."""
+    if key not in launches and len(launches) >= MAX_LAUNCHES:
+        raise ImportFileError(file, f"line {line}", f"more than {MAX_LAUNCHES:,} kernel launches: not one profiled "
+                              "step")
+    return launches.setdefault(key, {"name": name, "line": line})
+
+
+def _details(rows: Rows, header: list[str], file: str) -> dict[str, dict]:
     """Each launch (by ID): its kernel name and the figures the preview names, with the duration's unit."""
-    header = [c.strip() for c in rows[at]]
     col = {name: header.index(name) for name in (ID, NAME, *DETAILS)}
     wanted = {pair: figure for figure, (pair, _) in FIGURES.items()}
     launches: dict[str, dict] = {}
-    for line, row in enumerate(rows[at + 1:], start=at + 2):
+    for line, row in rows:
         if not any(c.strip() for c in row):
             continue
         if len(row) < len(header) - 6:  # the rule columns at the end may be left off a metric's row
             raise ImportFileError(file, f"line {line}", f"expected {len(header)} columns, got {len(row)}")
         figure = wanted.get((row[col["Section Name"]].strip(), row[col["Metric Name"]].strip()))
-        launch = launches.setdefault(row[col[ID]].strip(), {"name": row[col[NAME]].strip(), "line": line})
+        launch = _launch(launches, row[col[ID]].strip(), row[col[NAME]].strip(), line, file)
         if figure is not None:
             unit = row[col["Metric Unit"]].strip()
             value = _number(row[col["Metric Value"]], file, line, f"{figure} ({unit or 'no unit'})")
@@ -68,38 +78,34 @@ def _details(rows: list[list[str]], at: int, file: str) -> dict[str, dict]:
     return launches
 
 
-def _raw(rows: list[list[str]], at: int, file: str) -> dict[str, dict]:
-    header = [c.strip() for c in rows[at]]
-    units = [c.strip() for c in rows[at + 1]] if len(rows) > at + 1 else []
+def _raw(rows: Rows, header: list[str], header_line: int, file: str) -> dict[str, dict]:
+    units_line, units_row = next(rows, (header_line + 1, []))
+    units = [c.strip() for c in units_row]
     columns = {figure: header.index(raw) for figure, (_, raw) in FIGURES.items() if raw in header}
     unit = units[columns["duration"]] if len(units) > columns["duration"] else ""
     if unit not in TIME_UNITS_US:
-        raise ImportFileError(file, f"line {at + 2}", f"{RAW_DURATION} in {unit!r}: expected ns, us or ms")
+        raise ImportFileError(file, f"line {units_line}", f"{RAW_DURATION} in {unit!r}: expected ns, us or ms")
     launches: dict[str, dict] = {}
-    for line, row in enumerate(rows[at + 2:], start=at + 3):
+    for line, row in rows:
         if not any(c.strip() for c in row):
             continue
         if len(row) < len(header):
             raise ImportFileError(file, f"line {line}", f"expected {len(header)} columns, got {len(row)}")
-        launch: dict = {"name": row[header.index(NAME)].strip(), "line": line}
+        launch = _launch(launches, row[header.index(ID)].strip(), row[header.index(NAME)].strip(), line, file)
         for figure, index in columns.items():
             if row[index].strip():
                 launch[figure] = _number(row[index], file, line, figure)
         launch["duration"] = launch.get("duration", 0.0) * TIME_UNITS_US[unit]
         if DEVICE in header and row[header.index(DEVICE)].strip():
             launch["device"] = row[header.index(DEVICE)].strip()
-        launches[row[header.index(ID)].strip()] = launch
     return launches
 
 
-def parse_ncu(text: str, file: str) -> KernelSummary:
+def parse_ncu(source: str | BinaryIO, file: str) -> KernelSummary:
     """The kernel table of an `ncu --csv` details or raw page, with each kernel's launch figures in words."""
-    rows = csv_rows(text, file)
-    at = find_header(rows, ((ID,), (NAME,), ("Metric Name", RAW_DURATION)))
-    if at is None:
-        raise ImportFileError(file, "", "expected Nsight Compute's header: 'ID', 'Kernel Name' and 'Metric Name' "
-                                        f"(the details page) or '{RAW_DURATION}' (the raw page)")
-    launches = _details(rows, at, file) if "Metric Name" in [c.strip() for c in rows[at]] else _raw(rows, at, file)
+    rows = csv_stream(source, file)
+    header_line, header = _header(rows, file)
+    launches = _details(rows, header, file) if "Metric Name" in header else _raw(rows, header, header_line, file)
     summary = KernelSummary("ncu_csv", files=[file])
     by_kernel: dict[str, list[dict]] = defaultdict(list)
     for launch in launches.values():
@@ -113,6 +119,17 @@ def parse_ncu(text: str, file: str) -> KernelSummary:
     summary.launch = {name: launch_words(kernel) for name, kernel in by_kernel.items()}
     summary.devices = sorted({launch["device"] for launch in launches.values() if "device" in launch})
     return summary
+
+
+def _header(rows: Rows, file: str) -> tuple[int, list[str]]:
+    """The table's header and its line, after the lines ncu writes before it."""
+    for line, row in rows:
+        if find_header([row], ((ID,), (NAME,), ("Metric Name", RAW_DURATION))) == 0:
+            return line, [c.strip() for c in row]
+        if line >= HEADER_WITHIN_ROWS:
+            break
+    raise ImportFileError(file, "", "expected Nsight Compute's header: 'ID', 'Kernel Name' and 'Metric Name' "
+                                    f"(the details page) or '{RAW_DURATION}' (the raw page)")
 
 
 def launch_words(launches: list[dict]) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from sqlmodel import Session
@@ -13,7 +12,6 @@ from tierplan.db import history_reads, repo
 from tierplan.db.tables import Measurement, Regime, pk
 from tierplan.importers import detect as formats
 from tierplan.importers.buckets import KEPT_KERNELS, bucket_kernels, kept_kernels, step_shares
-from tierplan.importers.errors import ImportFileError
 from tierplan.importers.kernel_csv import parse_generic, parse_nsys
 from tierplan.importers.ncu_csv import parse_ncu
 from tierplan.importers.records import KernelSummary
@@ -163,7 +161,7 @@ def _summary(infos: list[Any], options: Any, on_progress: Callable[[int], None] 
         elif info.format == formats.NSYS:
             summary.merge(_streamed(info, parse_nsys))
         elif info.format == formats.NCU:
-            summary.merge(parse_ncu(read_text(info), info.name))
+            summary.merge(_streamed(info, parse_ncu))
         else:
             if options.columns is None:
                 raise FormInvalid({"name_column": f"{info.name} is a CSV tierplan does not know: name its kernel-name "
@@ -197,12 +195,6 @@ def _streamed(info: Any, parse: Callable[..., KernelSummary], *args: Any) -> Ker
     with open(info.path, "rb") as stream:  # decoded a line at a time: a byte that is not UTF-8 is refused at its line
         return parse(stream, info.name, *args)
 
-
-def read_text(info: Any) -> str:
-    try:
-        return Path(info.path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ImportFileError(info.name, f"byte {exc.start}", "not UTF-8 text") from None
 
 
 def _newest_baseline(session: Session, regime: Regime, metric: str) -> Measurement | None:
