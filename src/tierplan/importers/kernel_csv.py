@@ -26,6 +26,7 @@ UNIT_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 MAX_LINE_CHARS = 1 << 20  # bytes: a kernel table's line is a name and some numbers, a megabyte is no such line
 MAX_KERNEL_NAMES = 100_000  # distinct names a table may hold (a real step runs hundreds)
 HEADER_WITHIN_ROWS = 200
+Rows = Iterator[tuple[int, list[str]]]  # a CSV's rows, each with the line it ends on
 
 
 @dataclass(frozen=True)
@@ -48,12 +49,28 @@ def csv_rows(text: str, file: str = "") -> list[list[str]]:
         raise ImportFileError(file, f"line {reader.line_num}", f"not a readable CSV row ({exc})") from None
 
 
+def is_header(row: list[str], wanted: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether the row holds one name of each wanted group."""
+    cells = [c.strip() for c in row]
+    return all(any(name in cells for name in group) for group in wanted)
+
+
+def blank_row(row: list[str]) -> bool:
+    return not any(cell.strip() for cell in row)
+
+
 def find_header(rows: list[list[str]], wanted: tuple[tuple[str, ...], ...]) -> int | None:
     """Index of the first row holding one name of each wanted group (preamble lines come before it)."""
-    for index, row in enumerate(rows[:HEADER_WITHIN_ROWS]):
-        cells = [c.strip() for c in row]
-        if all(any(name in cells for name in group) for group in wanted):
-            return index
+    return next((index for index, row in enumerate(rows[:HEADER_WITHIN_ROWS]) if is_header(row, wanted)), None)
+
+
+def stream_header(rows: Rows, wanted: tuple[tuple[str, ...], ...]) -> tuple[int, list[str]] | None:
+    """The first row of the stream holding one name of each wanted group, within its first rows, and its line."""
+    for line, row in rows:
+        if is_header(row, wanted):
+            return line, [c.strip() for c in row]
+        if line >= HEADER_WITHIN_ROWS:
+            break
     return None
 
 
@@ -62,9 +79,6 @@ def is_nsys_kernel_csv(text: str) -> bool:
         return find_header(csv_rows(text[:20000]), (NSYS_TIME_HEADERS, NSYS_NAME_HEADERS)) is not None
     except ImportFileError:
         return False
-
-
-Rows = Iterator[tuple[int, list[str]]]
 
 
 def csv_stream(source: str | BinaryIO, file: str) -> Rows:
@@ -91,15 +105,6 @@ def _bounded_lines(stream: BinaryIO, file: str) -> Iterator[str]:
             yield raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ImportFileError(file, f"line {number}", f"not UTF-8 text (byte {exc.start + 1} of the line)") from None
-
-
-def _is_header(row: list[str], wanted: tuple[tuple[str, ...], ...]) -> bool:
-    cells = [c.strip() for c in row]
-    return all(any(name in cells for name in group) for group in wanted)
-
-
-def _blank(row: list[str]) -> bool:
-    return not any(cell.strip() for cell in row)
 
 
 def parse_nsys(source: str | BinaryIO, file: str) -> KernelSummary:
@@ -133,11 +138,11 @@ def _kernel_header(rows: Rows, file: str) -> tuple[int, list[str]]:
             reports.append(found.group("report"))
             kernel_line = line if found.group("report") in NSYS_KERNEL_REPORTS else 0
             continue
-        if kernel_line and not _blank(row) and not _is_header(row, wanted):
+        if kernel_line and not blank_row(row) and not is_header(row, wanted):
             said = ",".join(row).strip()
             raise ImportFileError(file, f"line {kernel_line}", f"expected a header with 'Total Time (ns)' and 'Name' "
                                   f"columns after it; nsys wrote {said[:200]!r}")
-        if (kernel_line or not reports) and _is_header(row, wanted):
+        if (kernel_line or not reports) and is_header(row, wanted):
             return line, [c.strip() for c in row]
         if not reports and line >= HEADER_WITHIN_ROWS:
             break
@@ -156,14 +161,12 @@ def parse_generic(source: str | BinaryIO, file: str, columns: ColumnMap) -> Kern
         raise ImportFileError(file, "", f"unknown time unit {columns.unit!r}: use ns, us, ms or s")
     wanted = ((columns.name_column,), (columns.time_column,))
     rows = csv_stream(source, file)
-    for line, row in rows:
-        if _is_header(row, wanted):
-            return _read_table(rows, [c.strip() for c in row], file, columns, "kernel_csv")
-        if line >= HEADER_WITHIN_ROWS:
-            break
-    raise ImportFileError(
-        file, "", f"expected a header row with columns {columns.name_column!r} and {columns.time_column!r}"
-    )
+    found = stream_header(rows, wanted)
+    if found is None:
+        raise ImportFileError(
+            file, "", f"expected a header row with columns {columns.name_column!r} and {columns.time_column!r}"
+        )
+    return _read_table(rows, found[1], file, columns, "kernel_csv")
 
 
 def _read_table(rows: Rows, header: list[str], file: str, columns: ColumnMap, source_format: str,
@@ -177,7 +180,7 @@ def _read_table(rows: Rows, header: list[str], file: str, columns: ColumnMap, so
     summary = KernelSummary(source_format, files=[file])
     best_percent, best_us = 0.0, 0.0
     for line, row in rows:
-        if _blank(row):
+        if blank_row(row):
             if blank_ends:
                 break
             continue

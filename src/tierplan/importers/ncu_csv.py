@@ -13,12 +13,13 @@ from collections import defaultdict
 from typing import BinaryIO
 
 from tierplan.importers.errors import ImportFileError
-from tierplan.importers.kernel_csv import HEADER_WITHIN_ROWS, Rows, csv_rows, csv_stream, find_header
+from tierplan.importers.kernel_csv import Rows, blank_row, csv_rows, csv_stream, find_header, stream_header
 from tierplan.importers.records import KernelSummary
 
 ID, NAME = "ID", "Kernel Name"
 DETAILS = ("Section Name", "Metric Name", "Metric Unit", "Metric Value")
 RAW_DURATION = "gpu__time_duration.sum"
+HEADER = ((ID,), (NAME,), ("Metric Name", RAW_DURATION))  # the details page's header, or the raw page's
 MAX_LAUNCHES = 200_000  # ncu replays each launch it profiles: a real file holds thousands at most
 DEVICE = "device__attribute_display_name"  # the raw page names the GPU; the details page gives only its index
 TIME_UNITS_US = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3, "s": 1e6,
@@ -39,7 +40,7 @@ def is_ncu_csv(text: str) -> bool:
         rows = csv_rows(text[:20000])
     except ImportFileError:
         return False
-    return find_header(rows, ((ID,), (NAME,), ("Metric Name", RAW_DURATION))) is not None
+    return find_header(rows, HEADER) is not None
 
 
 def _number(cell: str, file: str, line: int, what: str) -> float:
@@ -63,7 +64,7 @@ def _details(rows: Rows, header: list[str], file: str) -> dict[str, dict]:
     wanted = {pair: figure for figure, (pair, _) in FIGURES.items()}
     launches: dict[str, dict] = {}
     for line, row in rows:
-        if not any(c.strip() for c in row):
+        if blank_row(row):
             continue
         if len(row) < len(header) - 6:  # the rule columns at the end may be left off a metric's row
             raise ImportFileError(file, f"line {line}", f"expected {len(header)} columns, got {len(row)}")
@@ -87,7 +88,7 @@ def _raw(rows: Rows, header: list[str], header_line: int, file: str) -> dict[str
         raise ImportFileError(file, f"line {units_line}", f"{RAW_DURATION} in {unit!r}: expected ns, us or ms")
     launches: dict[str, dict] = {}
     for line, row in rows:
-        if not any(c.strip() for c in row):
+        if blank_row(row):
             continue
         if len(row) < len(header):
             raise ImportFileError(file, f"line {line}", f"expected {len(header)} columns, got {len(row)}")
@@ -123,11 +124,9 @@ def parse_ncu(source: str | BinaryIO, file: str) -> KernelSummary:
 
 def _header(rows: Rows, file: str) -> tuple[int, list[str]]:
     """The table's header and its line, after the lines ncu writes before it."""
-    for line, row in rows:
-        if find_header([row], ((ID,), (NAME,), ("Metric Name", RAW_DURATION))) == 0:
-            return line, [c.strip() for c in row]
-        if line >= HEADER_WITHIN_ROWS:
-            break
+    found = stream_header(rows, HEADER)
+    if found is not None:
+        return found
     raise ImportFileError(file, "", "expected Nsight Compute's header: 'ID', 'Kernel Name' and 'Metric Name' "
                                     f"(the details page) or '{RAW_DURATION}' (the raw page)")
 

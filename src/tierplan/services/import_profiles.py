@@ -196,7 +196,6 @@ def _streamed(info: Any, parse: Callable[..., KernelSummary], *args: Any) -> Ker
         return parse(stream, info.name, *args)
 
 
-
 def _newest_baseline(session: Session, regime: Regime, metric: str) -> Measurement | None:
     """The newest live baseline of the regime's metric, whatever it includes: the newest run of each of its
     series (a handful of rows, whatever the history)."""
