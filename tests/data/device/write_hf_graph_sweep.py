@@ -13,7 +13,8 @@ random tokens a sequence (1024 unless set). The paths, as a transformers user ta
   called with `cache_position`, still launched op by op.
 - `graphs`: the same static-cache forward, the model compiled for each batch size with
   `torch.compile(model, backend="cudagraphs", fullgraph=True, dynamic=False)`: torch's CUDA-graph backend (cudagraph
-  trees) without Inductor's fusion, so the kernels are those of the static path.
+  trees) without Inductor's fusion, so the kernels are those of the static path. SWEEP_GRAPHS_MODE=reduce-overhead
+  compiles it with `mode="reduce-overhead"` instead (Inductor's fused kernels, captured by cudagraph trees).
 
 Each step: the forward and a greedy argmax of the last logits, fed back. A step time is the median over 3 runs of
 the median of 24 synchronised steps (ms, wall clock), under "tokens_1" (one token a sequence in flight) as in
@@ -38,6 +39,7 @@ OUT = os.environ["OUT"]
 CONTEXT, MAX_LEN = int(os.environ.get("SWEEP_CONTEXT", "1024")), int(os.environ.get("SWEEP_MAX_LEN", "2048"))
 BATCHES = tuple(int(b) for b in os.environ.get("SWEEP_BATCHES", "1,8,32,64").split(","))
 PATHS = tuple(os.environ.get("SWEEP_PATHS", "eager,static,graphs").split(","))
+GRAPHS_MODE = os.environ.get("SWEEP_GRAPHS_MODE", "cudagraphs")  # or "reduce-overhead": Inductor's fusion too
 TRACED = tuple(int(b) for b in os.environ.get("SWEEP_TRACED", "8,64").split(","))
 CONFIG = {"hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 8, "num_attention_heads": 32,
           "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 8192, "rope_theta": 500000.0}
@@ -67,7 +69,10 @@ class Runner:
         self.forward = model
         if path == "graphs":  # the module compiled afresh for this batch size: its weights are static inputs
             torch._dynamo.reset()
-            self.forward = torch.compile(model, backend="cudagraphs", fullgraph=True, dynamic=False)
+            if GRAPHS_MODE == "reduce-overhead":
+                self.forward = torch.compile(model, mode="reduce-overhead", fullgraph=True, dynamic=False)
+            else:
+                self.forward = torch.compile(model, backend="cudagraphs", fullgraph=True, dynamic=False)
 
     def _static_forward(self, token: torch.Tensor, cache_position: torch.Tensor) -> torch.Tensor:
         logits = self.forward(input_ids=token, past_key_values=self.cache, use_cache=True,
@@ -115,7 +120,7 @@ def main() -> None:
     model = build_model()
     report: dict = {"torch": torch.__version__, "transformers": transformers.__version__,
                     "device": torch.cuda.get_device_name(), "config": CONFIG, "attn_implementation": "sdpa",
-                    "context_tokens": CONTEXT, "static_cache_tokens": MAX_LEN, "paths": {}}
+                    "graphs_mode": GRAPHS_MODE, "context_tokens": CONTEXT, "static_cache_tokens": MAX_LEN, "paths": {}}
     with torch.no_grad():
         for path in PATHS:
             entry: dict = {}
