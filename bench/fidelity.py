@@ -4,7 +4,8 @@ For each case of bench/fidelity_cases.json prints projected P10 / P50 / P90 agai
 the error of P50 and whether the measured value lies inside P10-P90. Trace cases import the 'before'
 trace as tierplan does (decode steps only, launch counts, shares of the measured step); record cases
 import a benchmark result as the regime's baseline; prototype cases plan a change from a prototype's trace, or from
-its benchmark (step time only) sizing the estimates entered, at one batch and compare at another.
+its benchmark (step time only) sizing the estimates entered, at one batch and compare at another. A case that states
+a known limit (what keeps the model from it) has the limit printed under it.
 
     python bench/fidelity.py [--samples N] [--seed S]
 """
@@ -163,7 +164,7 @@ def _compare(case: dict, regime: core.Regime, campaign: core.Campaign, samples: 
     return {"name": case["name"], "unit": unit, "likely": likely_value, "p10": p10, "p50": p50, "p90": p90,
             "measured": measured, "error": p50 / measured - 1,
             "inside": p10 * (1 - 1e-9) <= measured <= p90 * (1 + 1e-9),
-            "band": band_text(spread.input_share, spread.risk_share)}
+            "band": band_text(spread.input_share, spread.risk_share), "limit": case.get("limit")}
 
 
 def main() -> None:
@@ -179,6 +180,8 @@ def main() -> None:
               f"(likely {r['likely']:.4g}{share})")
         print(f"  measured  {r['measured']:.4g} {r['unit']}: P50 off by {r['error'] * 100:+.1f}%, "
               f"{'inside' if r['inside'] else 'OUTSIDE'} P10-P90")
+        if r["limit"]:
+            print(f"  a known limit: {r['limit']}")
     within = sum(abs(r["error"]) <= 0.15 for r in results)
     inside = sum(r["inside"] for r in results)
     print(f"{within} of {len(results)} cases with P50 within 15%, {inside} of {len(results)} measured inside P10-P90")

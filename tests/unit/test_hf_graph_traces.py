@@ -1,0 +1,81 @@
+"""tests/data/graphs_hf: transformers' decoder on an H100, eager and under torch.compile's cudagraphs backend, whose
+cudagraph trees copy the weights and the static cache into the graph's buffers at every replay (README there).
+Expectations are counted from each trace's own events."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tierplan.importers.buckets import bucket_kernels, kept_kernels, step_shares
+from tierplan.importers.torch_trace import parse_trace
+from tierplan.planning.model import LaunchProfile, Profile, Regime
+from tierplan.planning.prototype_kernels import carried_gpu_ms
+
+DATA = Path(__file__).parent.parent / "data" / "graphs_hf"
+STEPS = json.loads((DATA / "step_times.json").read_text())["paths"]
+GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
+
+
+def raw_events(name: str) -> list[dict]:
+    with gzip.open(DATA / f"{name}.json.gz", "rt", encoding="utf-8") as handle:
+        return json.load(handle)["traceEvents"]
+
+
+def imported(path: str, batch: str) -> tuple[Profile, float, object]:
+    """The trace as tierplan imports it (shares of the measured step, launch counts, kept kernels), its GPU time a
+    decode step (ms) and its step statistics."""
+    with open(DATA / f"trace_{path}_b{batch}.json.gz", "rb") as handle:
+        summary = parse_trace(handle, f"trace_{path}_b{batch}")
+    stats = summary.steps
+    step_ms = STEPS[path][batch]["tokens_1"]["median_step_ms"]
+    bucketing = bucket_kernels(summary)
+    shares, _ = step_shares(bucketing, ranks=1, step_ms=step_ms, steps=stats.decode_steps)
+    launches = LaunchProfile(stats.gpu_items, stats.host_launches, step_ms, stats.gpu_gap_us)
+    profile = dataclasses.replace(Profile.of(shares, launches),
+                                  kernels=tuple(kept_kernels(bucketing, stats.decode_steps)))
+    return profile, bucketing.gpu_time_us / stats.decode_steps / 1000, stats
+
+
+@pytest.mark.parametrize("batch", ["8", "64"])
+def test_a_cudagraph_tree_replay_is_read_as_one_step_with_its_copies_launched_from_the_host(batch):
+    events = raw_events(f"trace_graphs_b{batch}")
+    markers = [e for e in events if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep")]
+    calls = Counter(e["name"] for e in events if e.get("cat") == "cuda_runtime")
+    issued = calls["cudaGraphLaunch"] + calls["cudaMemcpyAsync"] + calls["cudaLaunchKernel"]
+    gpu_items = sum(1 for e in events if e.get("cat") in GPU_CATEGORIES)
+    gpu_us = sum(e["dur"] for e in events if e.get("cat") in GPU_CATEGORIES)
+
+    _, gpu_ms, stats = imported("graphs", batch)
+
+    assert stats.decode_steps == len(markers) == calls["cudaGraphLaunch"] == 6
+    assert stats.host_launches == pytest.approx(issued / 6)  # one replay, 127 copies and one kernel a step
+    assert stats.gpu_items == pytest.approx(gpu_items / 6)
+    assert gpu_ms == pytest.approx(gpu_us / 6 / 1000, rel=1e-6)
+
+
+def test_the_copies_of_the_graph_path_are_its_memory_copy_share_of_the_step():
+    events = raw_events("trace_graphs_b64")
+    copies_us = sum(e["dur"] for e in events if e.get("cat") == "gpu_memcpy")
+    copies_us += sum(e["dur"] for e in events if e.get("cat") == "kernel" and "direct_copy_kernel" in e["name"])
+    step_ms = STEPS["graphs"]["64"]["tokens_1"]["median_step_ms"]
+
+    profile, _, _ = imported("graphs", "64")
+
+    assert profile.as_dict()["memory_copy"] == pytest.approx(copies_us / 6 / 1000 / step_ms, rel=0.02)
+
+
+def test_carried_to_its_own_batch_the_prototype_gives_the_gpu_time_its_trace_added():
+    """The carry's anchor: at the batch it was traced at, the prototype adds what the pair of traces differ by (the
+    kernels a profile keeps, and the gaps between them)."""
+    (before, before_ms, _), (after, after_ms, _) = imported("eager", "8"), imported("graphs", "8")
+    measured = Regime("b8", 8, 1e9, baseline_tok_s=1, profile=before)
+
+    added_ms = carried_gpu_ms(before, after, measured, measured)
+
+    assert added_ms == pytest.approx(after_ms - before_ms, rel=0.1)
