@@ -5,7 +5,7 @@ import html
 
 import pytest
 
-from tests.web.test_imports import APPEND, APPEND_RUNS, confirm, token_of, upload
+from tests.web.test_imports import APPEND, APPEND_RUNS, DATA, confirm, token_of, upload, wait_for_parse
 
 
 def test_a_prototype_s_trace_sets_its_intervention_s_effects_measured_where_it_ran_and_carried_elsewhere(
@@ -99,3 +99,23 @@ def test_a_prototype_s_benchmark_sizes_its_intervention_and_is_not_the_regime_s_
 def test_a_prototype_s_benchmark_names_an_intervention_of_the_campaign(client, demo_id):
     unknown = upload(client, demo_id, APPEND, regime="batch 1", prototype_of="Z9")
     assert unknown.status_code == 422 and "no intervention 'Z9' in this campaign" in html.unescape(unknown.text)
+
+
+def test_a_prototype_whose_new_copies_are_carried_says_they_may_not_grow_with_the_batch(client, demo_id):
+    """tests/data/graphs_hf: transformers' decoder on an H100, eager at batches 8 and 64 as the demo's two regimes,
+    and a prototype under torch.compile's cudagraphs backend traced at batch 8, whose replays copy every weight and
+    the static cache (about 7 ms a step that the eager path does not make). Carried to the other regime as work a
+    sequence, those copies are said to be a guess, with what settles it."""
+    for name, regime, step_ms in (("trace_eager_b8.json.gz", "batch 1", "49.85"),
+                                  ("trace_eager_b64.json.gz", "concurrency 16", "57.54")):
+        own = upload(client, demo_id, DATA / "graphs_hf" / name, regime=regime, step_ms=step_ms)
+        own = wait_for_parse(client, demo_id, token_of(own.text)) if "Parsing" in own.text else own
+        assert confirm(client, demo_id, token_of(own.text)).status_code == 204, html.unescape(own.text)
+    preview = upload(client, demo_id, DATA / "graphs_hf" / "trace_graphs_b8.json.gz", regime="batch 1",
+                     step_ms="11.75", prototype_of="A1")
+    preview = wait_for_parse(client, demo_id, token_of(preview.text)) if "Parsing" in preview.text else preview
+    assert confirm(client, demo_id, token_of(preview.text), confirm="on").status_code == 204
+    page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
+    assert "carried over to concurrency 16. The prototype makes 7.35 ms of copies a step that the baseline does " \
+           "not, carried as growing with the sequences in flight" in page
+    assert "trace the prototype at a second batch before trusting the regimes it is carried to" in page

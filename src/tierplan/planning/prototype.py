@@ -28,12 +28,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from tierplan.planning.model import Effect, EffectKind, Intervention, PlanningError, Profile, Regime, ThreePoint, need
-from tierplan.planning.prototype_kernels import carried_gpu_ms
+from tierplan.planning.prototype_kernels import carried_gpu_ms, new_copies_ms
 from tierplan.planning.step import HOST_BUCKET
 
 MEASURED_SPREAD = 0.03
 CARRIED_SPREAD = 0.15
 CHANGED = 0.02  # a bucket whose time moved by less than this is taken as unchanged
+# new copies worth a word where the prototype is carried: a tenth of its GPU time. In the H100 sweeps at batch 8:
+# the weights and cache copied at each replay in tests/data/graphs_hf, 70%; math attention's copies of the cache in
+# tests/data/graphs_no_cudnn, which do grow with the batch, 45%; the cuDNN sweeps' graph paths, none
+NEW_COPIES_SHARE = 0.10
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,7 @@ class Evidence:
     carried: tuple[str, ...]  # the regimes its effects are carried over to (those with a traced step)
     entered: tuple[Effect, ...]  # the team's own estimates, superseded where the evidence holds
     untraced: tuple[str, ...] = ()  # the regimes without a traced step: the estimates entered still hold there
+    new_copies_ms: float = 0.0  # copies new in the prototype (GPU ms a step), when NEW_COPIES_SHARE of its GPU time
 
 
 def _around(value: float, spread: float) -> ThreePoint:
@@ -156,5 +161,9 @@ def with_evidence(intervention: Intervention, trace: Profile, measured: Regime, 
     entered = intervention.entered
     kept = tuple(replace(e, regimes=(e.regimes or rest) & rest) for e in entered if (e.regimes or rest) & rest)
     carried = tuple(r.name for r in traced if r.name != measured.name)
-    evidence = Evidence(measured.name, source, carried, entered, tuple(r.name for r in regimes if r.name in rest))
+    copies_ms = new_copies_ms(need(measured.profile, "the regime's own profile"), trace) if carried else 0.0
+    trace_gpu_ms = sum(_times_ms(trace).values())
+    worth_saying = trace_gpu_ms > 0 and copies_ms >= NEW_COPIES_SHARE * trace_gpu_ms
+    evidence = Evidence(measured.name, source, carried, entered, tuple(r.name for r in regimes if r.name in rest),
+                        copies_ms if worth_saying else 0.0)
     return replace(intervention, effects=effects + kept, evidence=evidence)

@@ -31,6 +31,7 @@ TAG = re.compile(r"^\[[a-z]+\] ")  # a reader's tag for where a kernel was launc
 # traces of tests/data/graphs the smallest kernels take 0.7-1.5 us, and the static cache's writes (2.7 us a launch)
 # took the same time at batch 64 as at 8 while the graph path's attention (355 us a launch) grew 8x.
 LAUNCH_FLOOR_US = 3.0
+COPY_BUCKET = "memory_copy"
 
 
 def kernel_ms(profile: Profile | None) -> dict[str, tuple[float, float]]:
@@ -46,6 +47,18 @@ def kernel_ms(profile: Profile | None) -> dict[str, tuple[float, float]]:
         entry[0] += fraction * bucket_ms.get(bucket, 0.0)
         entry[1] += calls
     return {name: (ms, calls) for name, (ms, calls) in times.items()}
+
+
+def new_copies_ms(before: Profile, after: Profile) -> float:
+    """GPU time a step (ms) of the copies new in the prototype (its memory_copy kernels the baseline does not run).
+    They are carried as work a sequence, but a copy of the weights or of any buffer of fixed size stays the same at
+    every batch (tests/data/graphs_hf: cudagraph trees copying the weights at each replay)."""
+    if after.launches is None or not after.kernels:
+        return 0.0
+    known = {TAG.sub("", name) for name, *_ in before.kernels}
+    bucket_ms = dict(after.shares).get(COPY_BUCKET, 0.0) * after.launches.step_ms
+    return sum(fraction * bucket_ms for name, bucket, fraction, _ in after.kernels
+               if bucket == COPY_BUCKET and TAG.sub("", name) not in known)
 
 
 def grown_ms(ms: float, calls: float, scale: float) -> float:
