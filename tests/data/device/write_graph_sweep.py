@@ -23,17 +23,14 @@ Each step time is the median over 3 runs of the median of 24 synchronised steps 
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
-import shutil
 import statistics
-import time
 
 import torch
 import torch.nn.functional as F
+from sweep_timing import steps_ms, trace  # beside this script
 from torch.nn.attention import SDPBackend, sdpa_kernel
-from torch.profiler import ProfilerActivity, profile, schedule
 
 OUT = os.environ["OUT"]
 LAYERS, HIDDEN, HEADS, KV_HEADS, HEAD_DIM, MLP, VOCAB = 8, 4096, 32, 8, 128, 14336, 128256
@@ -164,31 +161,6 @@ class Runner:
             self.positions = CONTEXT + torch.arange(self.length, device="cuda")
 
 
-def steps_ms(runner: Runner, steps: int) -> list[float]:
-    times = []
-    for _ in range(steps):
-        torch.cuda.synchronize()
-        start = time.perf_counter()
-        runner.run()
-        torch.cuda.synchronize()
-        times.append((time.perf_counter() - start) * 1000)
-    return times
-
-
-def trace(runner: Runner, name: str) -> None:
-    path = os.path.join(OUT, f"{name}.json")
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True, with_stack=True,
-                 schedule=schedule(wait=0, warmup=0, active=6, repeat=1),
-                 on_trace_ready=lambda p: p.export_chrome_trace(path)) as prof:
-        for _ in range(6):
-            runner.run()
-            torch.cuda.synchronize()
-            prof.step()
-    with open(path, "rb") as raw, gzip.open(path + ".gz", "wb", compresslevel=9) as packed:
-        shutil.copyfileobj(raw, packed)
-    os.remove(path)
-
-
 def main() -> None:
     model = Decoder()
     report: dict = {"torch": torch.__version__, "device": torch.cuda.get_device_name(), "layers": LAYERS,
@@ -208,7 +180,7 @@ def main() -> None:
                             "median_step_ms": round(statistics.median(runs), 4),
                             "runs_ms": [round(r, 4) for r in runs]}
                         if length == 1 and batch in TRACED and path != "static":
-                            trace(runner, f"trace_{path}_b{batch}")
+                            trace(runner, OUT, f"trace_{path}_b{batch}")
                     except RuntimeError as exc:
                         entry.setdefault(str(batch), {})[f"tokens_{length}"] = {"error": str(exc)[:300]}
                     finally:

@@ -23,16 +23,14 @@ write_graph_sweep.py's step_times.json; the context grows by one token a step (u
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
-import shutil
 import statistics
 import time
 import traceback
 
 import torch
-from torch.profiler import ProfilerActivity, profile, schedule
+from sweep_timing import steps_ms, trace  # beside this script
 from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM, StaticCache
 
 OUT = os.environ["OUT"]
@@ -89,31 +87,6 @@ class Runner:
         self.position += 1
 
 
-def steps_ms(runner: Runner, steps: int) -> list[float]:
-    times = []
-    for _ in range(steps):
-        torch.cuda.synchronize()
-        start = time.perf_counter()
-        runner.run()
-        torch.cuda.synchronize()
-        times.append((time.perf_counter() - start) * 1000)
-    return times
-
-
-def trace(runner: Runner, name: str) -> None:
-    path = os.path.join(OUT, f"{name}.json")
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True, with_stack=True,
-                 schedule=schedule(wait=0, warmup=0, active=6, repeat=1),
-                 on_trace_ready=lambda p: p.export_chrome_trace(path)) as prof:
-        for _ in range(6):
-            runner.run()
-            torch.cuda.synchronize()
-            prof.step()
-    with open(path, "rb") as raw, gzip.open(path + ".gz", "wb", compresslevel=9) as packed:
-        shutil.copyfileobj(raw, packed)
-    os.remove(path)
-
-
 def main() -> None:
     import transformers
 
@@ -134,7 +107,7 @@ def main() -> None:
                     entry[str(batch)] = {"tokens_1": {"median_step_ms": round(statistics.median(runs), 4),
                                                       "runs_ms": [round(r, 4) for r in runs]}}
                     if batch in TRACED and path != "static":
-                        trace(runner, f"trace_{path}_b{batch}")
+                        trace(runner, OUT, f"trace_{path}_b{batch}")
                 except Exception as exc:  # a path that cannot run here is written down, not fatal
                     entry[str(batch)] = {"tokens_1": {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}}
                     traceback.print_exc()
