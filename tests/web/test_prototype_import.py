@@ -118,4 +118,4 @@ def test_a_prototype_whose_new_copies_are_carried_says_they_may_not_grow_with_th
     page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
     assert "carried over to concurrency 16. The prototype makes 7.35 ms of copies a step that the baseline does " \
            "not, carried as growing with the sequences in flight" in page
-    assert "trace the prototype at a second batch before trusting the regimes it is carried to" in page
+    assert "trace the prototype in a regime it is carried to and compare before trusting the carry" in page

@@ -162,8 +162,8 @@ def evidence_lines(intervention: Intervention, analysis: Analysis) -> list[tuple
     if evidence.new_copies_ms > 0:
         head += (f". The prototype makes {evidence.new_copies_ms:.3g} ms of copies a step that the baseline does not, "
                  "carried as growing with the sequences in flight; a copy of the weights or of any buffer of fixed "
-                 "size stays the same at every batch, so trace the prototype at a second batch before trusting the "
-                 "regimes it is carried to")
+                 "size stays the same at every batch, so trace the prototype in a regime it is carried to and compare "
+                 "before trusting the carry")
     derived = [e for e in intervention.effects if e not in evidence.entered and not e.regimes <= set(evidence.untraced)]
     return [(head, ""), *((effect_text(e, sorted(e.regimes), analysis),
                            "measured" if evidence.regime in e.regimes else "carried over") for e in derived)]
