@@ -79,3 +79,37 @@ def test_carried_to_its_own_batch_the_prototype_gives_the_gpu_time_its_trace_add
     added_ms = carried_gpu_ms(before, after, measured, measured)
 
     assert added_ms == pytest.approx(after_ms - before_ms, rel=0.1)
+
+
+@pytest.mark.parametrize("folder, says_copies", [("graphs_hf", True), ("graphs", False), ("graphs_long", False)])
+def test_a_prototype_carried_says_when_its_new_copies_are_a_tenth_of_its_gpu_time(folder, says_copies):
+    """The copies new in the prototype (memcpys and copy kernels the eager trace does not run) are carried as work a
+    sequence; where they are NEW_COPIES_SHARE of its GPU time the evidence keeps their time for the plan to say."""
+    from tierplan.planning.model import Intervention, ThreePoint
+    from tierplan.planning.prototype import NEW_COPIES_SHARE, with_evidence
+
+    data = DATA.parent / folder
+    steps = json.loads((data / "step_times.json").read_text())["paths"]
+
+    def traced(path: str, batch: str) -> Profile:
+        with open(data / f"trace_{path}_b{batch}.json.gz", "rb") as handle:
+            summary = parse_trace(handle, path)
+        step_ms = steps[path][batch]["tokens_1"]["median_step_ms"]
+        bucketing = bucket_kernels(summary)
+        shares, _ = step_shares(bucketing, ranks=1, step_ms=step_ms, steps=summary.steps.decode_steps)
+        launches = LaunchProfile(summary.steps.gpu_items, summary.steps.host_launches, step_ms,
+                                 summary.steps.gpu_gap_us)
+        return dataclasses.replace(Profile.of(shares, launches),
+                                   kernels=tuple(kept_kernels(bucketing, summary.steps.decode_steps)))
+
+    measured = Regime("b8", 8, 1e9, baseline_tok_s=1, profile=traced("eager", "8"))
+    other = Regime("b64", 64, 1e9, baseline_tok_s=1, profile=traced("eager", "64"))
+    after = traced("graphs", "8")
+    plain = Intervention("A1", "graphs", ThreePoint(1, 1, 1), tier_key="A")
+
+    evidence = with_evidence(plain, after, measured, (measured, other), "trace").evidence
+
+    after_gpu_ms = sum(share * after.launches.step_ms for bucket, share in after.shares if bucket != "host_overhead")
+    assert evidence is not None and (evidence.new_copies_ms > 0) is says_copies
+    if says_copies:
+        assert evidence.new_copies_ms >= NEW_COPIES_SHARE * after_gpu_ms
