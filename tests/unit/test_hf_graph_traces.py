@@ -27,13 +27,14 @@ def raw_events(name: str) -> list[dict]:
         return json.load(handle)["traceEvents"]
 
 
-def imported(path: str, batch: str) -> tuple[Profile, float, object]:
-    """The trace as tierplan imports it (shares of the measured step, launch counts, kept kernels), its GPU time a
-    decode step (ms) and its step statistics."""
-    with open(DATA / f"trace_{path}_b{batch}.json.gz", "rb") as handle:
+def imported(path: str, batch: str, data: Path = DATA) -> tuple[Profile, float, object]:
+    """The trace of a sweep (`data`) as tierplan imports it (shares of the measured step, launch counts, kept
+    kernels), its GPU time a decode step (ms) and its step statistics."""
+    with open(data / f"trace_{path}_b{batch}.json.gz", "rb") as handle:
         summary = parse_trace(handle, f"trace_{path}_b{batch}")
     stats = summary.steps
-    step_ms = STEPS[path][batch]["tokens_1"]["median_step_ms"]
+    steps = STEPS if data == DATA else json.loads((data / "step_times.json").read_text())["paths"]
+    step_ms = steps[path][batch]["tokens_1"]["median_step_ms"]
     bucketing = bucket_kernels(summary)
     shares, _ = step_shares(bucketing, ranks=1, step_ms=step_ms, steps=stats.decode_steps)
     launches = LaunchProfile(stats.gpu_items, stats.host_launches, step_ms, stats.gpu_gap_us)
@@ -89,27 +90,13 @@ def test_a_prototype_carried_says_when_its_new_copies_are_a_tenth_of_its_gpu_tim
     from tierplan.planning.prototype import NEW_COPIES_SHARE, with_evidence
 
     data = DATA.parent / folder
-    steps = json.loads((data / "step_times.json").read_text())["paths"]
-
-    def traced(path: str, batch: str) -> Profile:
-        with open(data / f"trace_{path}_b{batch}.json.gz", "rb") as handle:
-            summary = parse_trace(handle, path)
-        step_ms = steps[path][batch]["tokens_1"]["median_step_ms"]
-        bucketing = bucket_kernels(summary)
-        shares, _ = step_shares(bucketing, ranks=1, step_ms=step_ms, steps=summary.steps.decode_steps)
-        launches = LaunchProfile(summary.steps.gpu_items, summary.steps.host_launches, step_ms,
-                                 summary.steps.gpu_gap_us)
-        return dataclasses.replace(Profile.of(shares, launches),
-                                   kernels=tuple(kept_kernels(bucketing, summary.steps.decode_steps)))
-
-    measured = Regime("b8", 8, 1e9, baseline_tok_s=1, profile=traced("eager", "8"))
-    other = Regime("b64", 64, 1e9, baseline_tok_s=1, profile=traced("eager", "64"))
-    after = traced("graphs", "8")
+    measured = Regime("b8", 8, 1e9, baseline_tok_s=1, profile=imported("eager", "8", data)[0])
+    other = Regime("b64", 64, 1e9, baseline_tok_s=1, profile=imported("eager", "64", data)[0])
+    after, after_gpu_ms, _ = imported("graphs", "8", data)
     plain = Intervention("A1", "graphs", ThreePoint(1, 1, 1), tier_key="A")
 
     evidence = with_evidence(plain, after, measured, (measured, other), "trace").evidence
 
-    after_gpu_ms = sum(share * after.launches.step_ms for bucket, share in after.shares if bucket != "host_overhead")
     assert evidence is not None and (evidence.new_copies_ms > 0) is says_copies
     if says_copies:
         assert evidence.new_copies_ms >= NEW_COPIES_SHARE * after_gpu_ms
