@@ -82,6 +82,33 @@ def test_carried_to_its_own_batch_the_prototype_gives_the_gpu_time_its_trace_add
     assert added_ms == pytest.approx(after_ms - before_ms, rel=0.1)
 
 
+@pytest.mark.parametrize("folder, buffers", [("graphs_hf", True), ("graphs_no_cudnn", False), ("graphs", False)])
+def test_carried_to_batch_64_whole_buffer_copies_widen_the_band_to_what_the_trace_there_added(folder, buffers):
+    """Traced at batch 8 and carried to 64: where the prototype copies whole buffers (graphs_hf: weights and cache,
+    142 memcpys a step), the GPU work's band runs from those copies staying the same to their growing 8x, and holds
+    what the pair of traces at 64 differ by; without such copies (the other sweeps' copy kernels grow) it does not
+    widen."""
+    from tierplan.planning.model import EffectKind
+    from tierplan.planning.prototype import derive
+
+    data = DATA.parent / folder
+    (before, _, _), (after, _, _) = imported("eager", "8", data), imported("graphs", "8", data)
+    (own, own_ms, _), (_, after_64_ms, _) = imported("eager", "64", data), imported("graphs", "64", data)
+    measured = Regime("b8", 8, 1e9, baseline_tok_s=1, profile=before)
+    other = Regime("b64", 64, 1e9, baseline_tok_s=1, profile=own)
+
+    work = next(e.gpu_ms for e in derive(before, after, measured, (measured, other))
+                if e.kind is EffectKind.GPU_WORK and e.regimes == {"b64"})
+
+    assert work is not None
+    if buffers:
+        assert work.low < after_64_ms - own_ms < work.high
+        assert work.likely == pytest.approx(after_64_ms - own_ms, rel=0.15)
+        assert work.high / work.low > 2
+    else:
+        assert work.high - work.low == pytest.approx(2 * 0.15 * abs(work.likely))  # the carry's own spread
+
+
 @pytest.mark.parametrize("folder, says_copies", [("graphs_hf", True), ("graphs", False), ("graphs_long", False)])
 def test_a_prototype_carried_says_when_its_new_copies_are_a_tenth_of_its_gpu_time(folder, says_copies):
     """The copies new in the prototype (memcpys and copy kernels the eager trace does not run) are carried as work a

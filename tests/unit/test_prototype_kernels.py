@@ -7,7 +7,7 @@ import pytest
 
 from tierplan.planning.model import EffectKind, LaunchProfile, Profile, Regime
 from tierplan.planning.prototype import derive
-from tierplan.planning.prototype_kernels import carried_gpu_ms, grown_ms, kernel_ms
+from tierplan.planning.prototype_kernels import BUFFER_COPY, buffer_copies_ms, carried_gpu_ms, grown_ms, kernel_ms
 
 
 def traced(step_ms: float, times_ms: dict[str, dict[str, float]], items: int = 300, launches: int = 300) -> Profile:
@@ -60,6 +60,31 @@ def test_the_gpu_gap_before_each_item_becomes_the_prototype_s():
 
 def test_a_new_kernel_whose_launches_were_not_counted_grows_whole():
     assert grown_ms(0.5, 0.0, 8) == pytest.approx(4.0) and grown_ms(0.5, 8.0, 8) == pytest.approx(0.024 + 0.476 * 8)
+
+
+@pytest.mark.parametrize("name, whole_buffer", [
+    ("Memcpy DtoD (Device -> Device)", True),  # torch.profiler's
+    ("[CUDA memcpy DtoD]", True),  # nvprof's
+    ("[CUDA memcpy Device-to-Device]", True),  # Nsight Systems'
+    ("Memcpy HtoD (Pageable -> Device)", False),
+    ("void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda>", False),
+])
+def test_a_device_to_device_memcpy_is_a_whole_buffer_copied(name, whole_buffer):
+    assert bool(BUFFER_COPY.search(name)) is whole_buffer
+
+
+def test_a_new_whole_buffer_copy_grows_between_not_at_all_and_with_the_sequences_in_flight():
+    """The prototype also copies 1.0 ms of buffers a step (8 memcpys) that the eager path does not: at batch 64 over
+    batch 8 the carry grows what is above the launch floor (8 x 3 us) by 8 ** 0.5, the band's ends by 1 and by 8."""
+    copying = traced(12.5, {"attention": {"sdpa": 4.0}, "elementwise": {"add": 1.5, "fill": 0.016},
+                            "memory_copy": {"index_copy": 0.5, "Memcpy DtoD (Device -> Device)": 1.0},
+                            "dense_gemm": {"gemm": 5.0}}, items=318, launches=11)
+    without = traced(11.5, {"attention": {"sdpa": 4.0}, "elementwise": {"add": 1.5, "fill": 0.016},
+                            "memory_copy": {"index_copy": 0.5}, "dense_gemm": {"gemm": 5.0}}, items=318, launches=11)
+    assert buffer_copies_ms(BEFORE, copying) == pytest.approx(1.0) and buffer_copies_ms(BEFORE, without) == 0
+    base = carried_gpu_ms(BEFORE, without, MEASURED, OTHER)
+    added = {e: carried_gpu_ms(BEFORE, copying, MEASURED, OTHER, e) - base for e in (0.0, 0.5, 1.0)}
+    assert added == pytest.approx({0.0: 0.024 + 0.976, 0.5: 0.024 + 0.976 * 8 ** 0.5, 1.0: 0.024 + 0.976 * 8})
 
 
 def test_a_profile_without_kernels_is_carried_by_bucket_ratios_as_before():

@@ -28,7 +28,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from tierplan.planning.model import Effect, EffectKind, Intervention, PlanningError, Profile, Regime, ThreePoint, need
-from tierplan.planning.prototype_kernels import carried_gpu_ms, new_copies_ms
+from tierplan.planning.prototype_kernels import (
+    BUFFER_EXPONENTS,
+    CARRY,
+    buffer_copies_ms,
+    carried_gpu_ms,
+    new_copies_ms,
+)
 from tierplan.planning.step import HOST_BUCKET
 
 MEASURED_SPREAD = 0.03
@@ -50,6 +56,7 @@ class Evidence:
     entered: tuple[Effect, ...]  # the team's own estimates, superseded where the evidence holds
     untraced: tuple[str, ...] = ()  # the regimes without a traced step: the estimates entered still hold there
     new_copies_ms: float = 0.0  # copies new in the prototype (GPU ms a step), when NEW_COPIES_SHARE of its GPU time
+    buffer_copies_ms: float = 0.0  # of those, whole buffers copied (device-to-device memcpys), fixed or not
 
 
 def _around(value: float, spread: float) -> ThreePoint:
@@ -90,12 +97,11 @@ def derive(before: Profile, after: Profile, measured: Regime, regimes: Sequence[
     for spread, where in ((MEASURED_SPREAD, frozenset({measured.name})), (CARRIED_SPREAD, others)):
         if not where:
             continue
-        by_kernel = {r.name: carried_gpu_ms(before, after, measured, r) for r in regimes if r.name in where
+        by_kernel = {r.name: _carried(before, after, measured, r, spread) for r in regimes if r.name in where
                      and r.name != measured.name}
         for name, added in by_kernel.items():
             if added is not None:
-                effects.append(Effect(EffectKind.GPU_WORK, regimes=frozenset({name}),
-                                      gpu_ms=_around_signed(added, spread)))
+                effects.append(Effect(EffectKind.GPU_WORK, regimes=frozenset({name}), gpu_ms=added))
         ratio_where = frozenset(w for w in where if by_kernel.get(w) is None)
         for bucket in sorted(t0.keys() & t1.keys()) if ratio_where else ():
             if t0[bucket] > 0 and t1[bucket] > 0 and abs(t1[bucket] / t0[bucket] - 1) > CHANGED:
@@ -124,6 +130,17 @@ def derive(before: Profile, after: Profile, measured: Regime, regimes: Sequence[
                 effects.append(Effect(EffectKind.GPU_WORK, regimes=frozenset({regime.name}),
                                       gpu_ms=_around_signed(added_ms * own / base, CARRIED_SPREAD)))
     return tuple(effects)
+
+
+def _carried(before: Profile, after: Profile, measured: Regime, regime: Regime, spread: float) -> ThreePoint | None:
+    """The GPU work carried to `regime` kernel by kernel, +-`spread`, its range widened to whole-buffer copies that
+    stay fixed and that grow with the sequences in flight (prototype_kernels.BUFFER_EXPONENTS); None where a profile
+    lists no kernels."""
+    values = [carried_gpu_ms(before, after, measured, regime, exponent) for exponent in BUFFER_EXPONENTS]
+    if any(v is None for v in values):
+        return None
+    ends = [_around_signed(v, spread) for v in values if v is not None]
+    return ThreePoint(min(e.low for e in ends), ends[CARRY].likely, max(e.high for e in ends))
 
 
 def _host_share_removed(before: Profile, after: Profile) -> float:
@@ -161,9 +178,10 @@ def with_evidence(intervention: Intervention, trace: Profile, measured: Regime, 
     entered = intervention.entered
     kept = tuple(replace(e, regimes=(e.regimes or rest) & rest) for e in entered if (e.regimes or rest) & rest)
     carried = tuple(r.name for r in traced if r.name != measured.name)
-    copies_ms = new_copies_ms(need(measured.profile, "the regime's own profile"), trace) if carried else 0.0
+    before = need(measured.profile, "the regime's own profile")
+    copies_ms = new_copies_ms(before, trace) if carried else 0.0
     trace_gpu_ms = sum(_times_ms(trace).values())
     worth_saying = trace_gpu_ms > 0 and copies_ms >= NEW_COPIES_SHARE * trace_gpu_ms
     evidence = Evidence(measured.name, source, carried, entered, tuple(r.name for r in regimes if r.name in rest),
-                        copies_ms if worth_saying else 0.0)
+                        copies_ms if worth_saying else 0.0, buffer_copies_ms(before, trace) if worth_saying else 0.0)
     return replace(intervention, effects=effects + kept, evidence=evidence)

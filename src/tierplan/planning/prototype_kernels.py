@@ -12,6 +12,12 @@ tag aside), the kernels tell the three apart:
 - a kernel new in the prototype is work added for the sequences in flight: each of its launches a step takes
   LAUNCH_FLOOR_US however little it does, and the rest of its time grows with the regime's concurrency over the
   measured one's. Where the trace did not count its launches, all of its time grows;
+- a device-to-device memcpy new in the prototype copies a whole buffer: the weights or a buffer of fixed size (the
+  same at every batch), or a cache (it grows with the sequences in flight). A trace at one batch cannot tell which,
+  so its time above the launch floor grows as the concurrency ratio to a power drawn on 0..1: BUFFER_EXPONENTS gives
+  the carry (0.5) and the band's ends (0: fixed, 1: a sequence's). In tests/data/graphs_hf, where cudagraph trees
+  copy the weights and the static cache into the graph's buffers at each replay, these copies grew 2.5x from batch 8
+  to 64 (a power of 0.44), while the cache copy kernels beside them grew 7.9x;
 - the GPU's own gap before each item becomes the prototype's (a graph replay queues its items closer than an eager
   path launches them), over the regime's items as the change leaves them.
 
@@ -32,6 +38,9 @@ TAG = re.compile(r"^\[[a-z]+\] ")  # a reader's tag for where a kernel was launc
 # took the same time at batch 64 as at 8 while the graph path's attention (355 us a launch) grew 8x.
 LAUNCH_FLOOR_US = 3.0
 COPY_BUCKET = "memory_copy"
+BUFFER_COPY = re.compile(r"memcpy\W*(dtod|device.{0,4}to.{0,4}device)", re.IGNORECASE)  # torch's and Nsight's names
+BUFFER_EXPONENTS = (0.0, 0.5, 1.0)  # the band's low end, the carry, the high end (see the module's docstring)
+CARRY = 1  # the index in BUFFER_EXPONENTS of the carry
 
 
 def kernel_ms(profile: Profile | None) -> dict[str, tuple[float, float]]:
@@ -61,15 +70,24 @@ def new_copies_ms(before: Profile, after: Profile) -> float:
                if bucket == COPY_BUCKET and TAG.sub("", name) not in known)
 
 
+def buffer_copies_ms(before: Profile, after: Profile) -> float:
+    """GPU time a step (ms) of the device-to-device memcpys new in the prototype: whole buffers copied, which may or
+    may not grow with the batch (see the module's docstring)."""
+    k0, k1 = kernel_ms(before), kernel_ms(after)
+    return sum(ms for name, (ms, _) in k1.items() if name not in k0 and BUFFER_COPY.search(name))
+
+
 def grown_ms(ms: float, calls: float, scale: float) -> float:
     """A new kernel's time a step at `scale` times the sequences in flight: its launches' floor, and the rest grown."""
     floor_ms = min(ms, calls * LAUNCH_FLOOR_US / 1000)
     return floor_ms + (ms - floor_ms) * scale
 
 
-def carried_gpu_ms(before: Profile, after: Profile, measured: Regime, regime: Regime) -> float | None:
-    """The GPU time a step (ms; negative: removed) the change makes in `regime`, kernel by kernel (see the module's
-    docstring); None where one of the three profiles lists no kernels."""
+def carried_gpu_ms(before: Profile, after: Profile, measured: Regime, regime: Regime,
+                   buffer_exponent: float = BUFFER_EXPONENTS[CARRY]) -> float | None:
+    """The GPU time a step (ms; negative: removed) the change makes in `regime`, kernel by kernel, with new whole-buffer
+    copies grown as the concurrency ratio to `buffer_exponent` (see the module's docstring); None where one of the
+    three profiles lists no kernels."""
     k0, k1, own = kernel_ms(before), kernel_ms(after), kernel_ms(regime.profile)
     if not (k0 and k1 and own) or measured.concurrency <= 0:
         return None
@@ -77,7 +95,8 @@ def carried_gpu_ms(before: Profile, after: Profile, measured: Regime, regime: Re
     removed = sum(own[name][0] for name in k0.keys() - k1.keys() if name in own)
     changed = sum(own[name][0] * (k1[name][0] / k0[name][0] - 1)
                   for name in k0.keys() & k1.keys() if name in own and k0[name][0] > 0)
-    added = sum(grown_ms(*k1[name], scale) for name in k1.keys() - k0.keys())
+    added = sum(grown_ms(*k1[name], scale ** buffer_exponent if BUFFER_COPY.search(name) else scale)
+                for name in k1.keys() - k0.keys())
     b0, b1 = before.launches, after.launches
     own_launches = regime.profile.launches if regime.profile is not None else None
     assert b0 is not None and b1 is not None and own_launches is not None  # kernel_ms checked all three

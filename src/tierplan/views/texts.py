@@ -11,6 +11,7 @@ from tierplan.planning.bucket_floors import floor_gap, gap_sentence
 from tierplan.planning.metrics import THROUGHPUT_METRIC
 from tierplan.planning.model import Campaign, Effect, Intervention, Regime, need
 from tierplan.planning.projection import RegimeProjection, Step, baseline_step_ms
+from tierplan.planning.prototype import Evidence
 from tierplan.planning.prototype_benchmark import Fit
 from tierplan.planning.schedule import people, schedule_start, working_day, working_days_between
 from tierplan.planning.spec_break_even import break_even
@@ -160,13 +161,25 @@ def evidence_lines(intervention: Intervention, analysis: Analysis) -> list[tuple
                 if evidence.untraced else "")
     head = f"Planned from a prototype's trace in {evidence.regime} ({evidence.source}): measured there{carried}{untraced}"
     if evidence.new_copies_ms > 0:
-        head += (f". The prototype makes {evidence.new_copies_ms:.3g} ms of copies a step that the baseline does not, "
-                 "carried as growing with the sequences in flight; a copy of the weights or of any buffer of fixed "
-                 "size stays the same at every batch, so trace the prototype in a regime it is carried to and compare "
-                 "before trusting the carry")
+        head += (f". The prototype makes {evidence.new_copies_ms:.3g} ms of copies a step that the baseline does not: "
+                 f"{_copies_carried(evidence)}. A copy of the weights or of any buffer of fixed size stays the same "
+                 "at every batch, a copy of a cache grows with the sequences in flight, and a trace at one batch "
+                 "cannot tell which, so trace the prototype in a regime it is carried to and compare before trusting "
+                 "the carry")
     derived = [e for e in intervention.effects if e not in evidence.entered and not e.regimes <= set(evidence.untraced)]
     return [(head, ""), *((effect_text(e, sorted(e.regimes), analysis),
                            "measured" if evidence.regime in e.regimes else "carried over") for e in derived)]
+
+
+def _copies_carried(evidence: Evidence) -> str:
+    """How a prototype's new copies are carried: whole buffers between fixed and growing, copy kernels growing."""
+    kernels_ms = evidence.new_copies_ms - evidence.buffer_copies_ms
+    buffers = (f"{evidence.buffer_copies_ms:.3g} ms of whole buffers copied, carried halfway between staying the same "
+               "and growing with the sequences in flight (on a log scale), the band spanning both")
+    kernels = f"{kernels_ms:.3g} ms of copy kernels, carried as growing with them"
+    if evidence.buffer_copies_ms <= 0.001 * evidence.new_copies_ms:
+        return kernels
+    return buffers if kernels_ms <= 0.001 * evidence.new_copies_ms else f"{buffers}; {kernels}"
 
 
 def plan_start(record: PlanRecord) -> date:
