@@ -115,9 +115,9 @@ def main() -> None:
                     runner = None
                     torch.cuda.empty_cache()
                 print(path, batch, entry[str(batch)], f"{time.perf_counter() - started:.1f} s", flush=True)
-            report["paths"][path] = entry
-    with open(os.path.join(OUT, "step_times.json"), "w") as f:
-        json.dump(report, f, indent=1)
+                report["paths"][path] = entry
+                with open(os.path.join(OUT, "step_times.json"), "w") as f:  # after each batch: a run cut short keeps
+                    json.dump(report, f, indent=1)  # what it measured
 
 
 if __name__ == "__main__":
