@@ -1,5 +1,5 @@
 """A prototype's change carried kernel by kernel: dropped kernels take their own time, kept ones their ratio, new
-ones grow with the sequences in flight. Every figure is worked by hand."""
+ones grow with the sequences in flight or move as the kernels they replace. Every figure is worked by hand."""
 
 import dataclasses
 
@@ -85,6 +85,31 @@ def test_a_new_whole_buffer_copy_grows_between_not_at_all_and_with_the_sequences
     base = carried_gpu_ms(BEFORE, without, MEASURED, OTHER)
     added = {e: carried_gpu_ms(BEFORE, copying, MEASURED, OTHER, e) - base for e in (0.0, 0.5, 1.0)}
     assert added == pytest.approx({0.0: 0.024 + 0.976, 0.5: 0.024 + 0.976 * 8 ** 0.5, 1.0: 0.024 + 0.976 * 8})
+
+
+# an FP8 prototype at batch 8: the bf16 GEMMs dropped for FP8 ones (3 ms), each GEMM's input quantised in front of
+# it (0.4 ms of new elementwise kernels, 8 launches), the rest as the eager path ran it
+FP8 = traced(8.9, {"attention": {"sdpa": 1.0}, "elementwise": {"cat": 1.5, "add": 1.5, "quantise": 0.4},
+                   "dense_gemm": {"fp8_gemm": 3.0}})
+
+
+def test_a_new_gemm_that_replaces_dropped_ones_moves_as_they_do():
+    """At batch 64 the bf16 GEMMs take 5 ms, as at 8 (weights read once a step): the FP8 GEMMs that replace them move
+    as they do (3 x 5 / 5), not with the sequences in flight; the quantisation in front of them grows (8 launches at
+    the 3 us floor, the other 0.376 ms x 8)."""
+    assert carried_gpu_ms(BEFORE, FP8, MEASURED, OTHER) == pytest.approx(-5 + 3 + (0.024 + 0.376 * 8))
+
+
+def test_a_kernel_the_regime_names_that_neither_trace_runs_stands_for_the_ones_it_does_not_name():
+    """Batch 64's GEMM is cuBLAS's other pick, "gemm_b64" (5.5 ms): it stands for batch 8's "gemm", which batch 64
+    does not name. Kept by the graph prototype, it changes by gemm's ratio (1: nothing); dropped by the FP8 one, it is
+    removed, and the FP8 GEMMs move to 3 x 5.5 / 5."""
+    renamed = traced(24.5, {"attention": {"[attention] sdpa": 4.0}, "elementwise": {"cat": 10.0, "add": 2.0},
+                            "dense_gemm": {"gemm_b64": 5.5}})
+    other = dataclasses.replace(OTHER, profile=renamed)
+    assert carried_gpu_ms(BEFORE, AFTER, MEASURED, other) == pytest.approx(
+        carried_gpu_ms(BEFORE, AFTER, MEASURED, OTHER))
+    assert carried_gpu_ms(BEFORE, FP8, MEASURED, other) == pytest.approx(-5.5 + 3 * 5.5 / 5 + (0.024 + 0.376 * 8))
 
 
 def test_a_profile_without_kernels_is_carried_by_bucket_ratios_as_before():

@@ -9,7 +9,15 @@ tag aside), the kernels tell the three apart:
 
 - a kernel the prototype no longer runs takes, in each regime, the time its own profile gives it there;
 - a kernel in both changes by its ratio at the measured regime, applied to its time in each regime's own profile;
-- a kernel new in the prototype is work added for the sequences in flight: each of its launches a step takes
+- a kernel a regime's profile names that neither trace runs stands for the measured regime's kernels of its bucket
+  that the regime does not name: cuBLAS picks a GEMM by its shapes, so batch 64's GEMMs are named differently from
+  batch 8's (every H100 sweep in tests/data), and flash attention splits its keys at batch 8 and not at 64
+  (tests/data/graphs_no_cudnn). It is dropped and kept in their shares of the measured time, the kept part changed
+  by their joint ratio;
+- a kernel new in the prototype, in a bucket whose work the model's shapes fix (REPLACING_BUCKETS: GEMMs,
+  attention), does in another form the work of the kernels of its bucket the prototype dropped (an FP8 GEMM for a
+  bf16 one): up to their time at the measured regime it moves as they do, to their time in each regime;
+- the rest of a new kernel is work added for the sequences in flight: each of its launches a step takes
   LAUNCH_FLOOR_US however little it does, and the rest of its time grows with the regime's concurrency over the
   measured one's. Where the trace did not count its launches, all of its time grows;
 - a device-to-device memcpy new in the prototype copies a whole buffer: the weights or a buffer of fixed size (the
@@ -38,12 +46,16 @@ TAG = re.compile(r"^\[[a-z]+\] ")  # a reader's tag for where a kernel was launc
 # took the same time at batch 64 as at 8 while the graph path's attention (355 us a launch) grew 8x.
 LAUNCH_FLOOR_US = 3.0
 COPY_BUCKET = "memory_copy"
+REPLACING_BUCKETS = frozenset({"dense_gemm", "moe", "attention"})  # work fixed by the model's shapes
 BUFFER_COPY = re.compile(r"memcpy\W*(dtod|device.{0,4}to.{0,4}device)", re.IGNORECASE)  # torch's and Nsight's names
 BUFFER_EXPONENTS = (0.0, 0.5, 1.0)  # the band's low end, the carry, the high end (see the module's docstring)
 CARRY = 1  # the index in BUFFER_EXPONENTS of the carry
 
 
-def kernel_ms(profile: Profile | None) -> dict[str, tuple[float, float]]:
+Kernels = dict[str, tuple[float, float]]  # GPU ms a step and launches a step, by untagged name
+
+
+def kernel_ms(profile: Profile | None) -> Kernels:
     """Each listed kernel's GPU time a step (ms) and launches a step (0: not counted), by its untagged name; empty
     without kernels or launch counts."""
     if profile is None or profile.launches is None or not profile.kernels:
@@ -83,6 +95,46 @@ def grown_ms(ms: float, calls: float, scale: float) -> float:
     return floor_ms + (ms - floor_ms) * scale
 
 
+def kernel_buckets(profile: Profile | None) -> dict[str, str]:
+    """Each listed kernel's bucket by its untagged name (the bucket holding most of its time)."""
+    if profile is None:
+        return {}
+    largest: dict[str, tuple[float, str]] = {}
+    for name, bucket, fraction, _ in profile.kernels:
+        key = TAG.sub("", name)
+        if fraction >= largest.get(key, (-1.0, ""))[0]:
+            largest[key] = (fraction, bucket)
+    return {name: bucket for name, (_, bucket) in largest.items()}
+
+
+def _there(k0: Kernels, k1: Kernels, own: Kernels, where0: dict[str, str], where_own: dict[str, str]
+           ) -> tuple[dict[str, float], float]:
+    """In a regime (`own`): the time (ms) of the kernels the prototype dropped, by bucket, and what the kernels it
+    kept change by (ms), named kernels and the ones it names that neither trace runs alike (see the module's
+    docstring)."""
+    dropped: dict[str, float] = defaultdict(float)
+    changed = 0.0
+    for name in k0.keys() & own.keys():
+        if name not in k1:
+            dropped[where0[name]] += own[name][0]
+        elif k0[name][0] > 0:
+            changed += own[name][0] * (k1[name][0] / k0[name][0] - 1)
+    unnamed: dict[str, float] = defaultdict(float)
+    for name in own.keys() - k0.keys() - k1.keys():
+        unnamed[where_own[name]] += own[name][0]
+    for bucket, ms in unnamed.items():
+        missing = [name for name in k0 if where0[name] == bucket and name not in own]
+        kept_ms = sum(k0[name][0] for name in missing if name in k1)
+        gone_ms = sum(k0[name][0] for name in missing if name not in k1)
+        if kept_ms + gone_ms <= 0:
+            continue
+        dropped[bucket] += ms * gone_ms / (kept_ms + gone_ms)
+        if kept_ms > 0:
+            ratio = sum(k1[name][0] for name in missing if name in k1) / kept_ms
+            changed += ms * kept_ms / (kept_ms + gone_ms) * (ratio - 1)
+    return dropped, changed
+
+
 def carried_gpu_ms(before: Profile, after: Profile, measured: Regime, regime: Regime,
                    buffer_exponent: float = BUFFER_EXPONENTS[CARRY]) -> float | None:
     """The GPU time a step (ms; negative: removed) the change makes in `regime`, kernel by kernel, with new whole-buffer
@@ -92,14 +144,26 @@ def carried_gpu_ms(before: Profile, after: Profile, measured: Regime, regime: Re
     if not (k0 and k1 and own) or measured.concurrency <= 0:
         return None
     scale = regime.concurrency / measured.concurrency
-    removed = sum(own[name][0] for name in k0.keys() - k1.keys() if name in own)
-    changed = sum(own[name][0] * (k1[name][0] / k0[name][0] - 1)
-                  for name in k0.keys() & k1.keys() if name in own and k0[name][0] > 0)
-    added = sum(grown_ms(*k1[name], scale ** buffer_exponent if BUFFER_COPY.search(name) else scale)
-                for name in k1.keys() - k0.keys())
+    where0, where1 = kernel_buckets(before), kernel_buckets(after)
+    dropped_there, changed = _there(k0, k1, own, where0, kernel_buckets(regime.profile))
+    dropped: dict[str, float] = defaultdict(float)  # at the measured regime, by bucket
+    for name in k0.keys() - k1.keys():
+        dropped[where0[name]] += k0[name][0]
+    new = k1.keys() - k0.keys()
+    new_ms: dict[str, float] = defaultdict(float)
+    for name in new:
+        new_ms[where1[name]] += k1[name][0]
+    added = 0.0
+    for name in new:
+        (ms, calls), bucket = k1[name], where1[name]
+        replaced = dropped[bucket] if bucket in REPLACING_BUCKETS and new_ms[bucket] > 0 else 0.0
+        share = min(1.0, replaced / new_ms[bucket]) if replaced > 0 else 0.0
+        moved = share * ms * dropped_there[bucket] / replaced if replaced > 0 else 0.0
+        growth = scale ** buffer_exponent if BUFFER_COPY.search(name) else scale
+        added += moved + grown_ms((1 - share) * ms, (1 - share) * calls, growth)
     b0, b1 = before.launches, after.launches
     own_launches = regime.profile.launches if regime.profile is not None else None
     assert b0 is not None and b1 is not None and own_launches is not None  # kernel_ms checked all three
     items = max(own_launches.gpu_items + b1.gpu_items - b0.gpu_items, 0.0)
     gaps = items * (b1.gpu_gap_us - own_launches.gpu_gap_us) / 1000
-    return changed + added - removed + gaps
+    return changed + added - sum(dropped_there.values()) + gaps
