@@ -3,7 +3,9 @@ times across batch sizes for three implementation paths of one dense decoder, th
 flight (a draft-and-verify step for 3 drafts), and torch.profiler traces of the eager and graph paths at batches 8
 and 64. Run there as `OUT=<folder> python3 tests/data/device/write_graph_sweep.py` (SWEEP_BATCHES, SWEEP_PATHS and
 SWEEP_VERIFY=0 narrow it: "8,64", "eager,graphs", no draft-and-verify steps; SWEEP_CONTEXT and SWEEP_MAX_LEN set
-the tokens of KV cache a sequence starts with and the static cache's positions). SWEEP_NO_CUDNN=1 keeps SDPA off its
+the tokens of KV cache a sequence starts with and the static cache's positions; SWEEP_SHAPE=llama-3.2-1b gives the
+decoder the whole of Llama-3.2-1B's shape: 16 layers, hidden 2048, 32 query and 8 KV heads of 64, MLP width 8192).
+SWEEP_NO_CUDNN=1 keeps SDPA off its
 cuDNN backend (flash, memory-efficient or math instead): with it on, torch 2.11 on an H100 picks cuDNN, which plans
 anew for every new key length, so the eager path's host time is mostly that planning.
 
@@ -33,7 +35,10 @@ from sweep_timing import steps_ms, trace  # beside this script
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 OUT = os.environ["OUT"]
-LAYERS, HIDDEN, HEADS, KV_HEADS, HEAD_DIM, MLP, VOCAB = 8, 4096, 32, 8, 128, 14336, 128256
+SHAPES = {"llama-3-8b-8-layers": (8, 4096, 32, 8, 128, 14336, 128256),  # the default
+          "llama-3.2-1b": (16, 2048, 32, 8, 64, 8192, 128256)}  # the whole model's shape (SWEEP_SHAPE)
+SHAPE = os.environ.get("SWEEP_SHAPE", "llama-3-8b-8-layers")
+LAYERS, HIDDEN, HEADS, KV_HEADS, HEAD_DIM, MLP, VOCAB = SHAPES[SHAPE]
 CONTEXT, MAX_LEN = int(os.environ.get("SWEEP_CONTEXT", "512")), int(os.environ.get("SWEEP_MAX_LEN", "4096"))
 BATCHES = tuple(int(b) for b in os.environ.get("SWEEP_BATCHES", "1,8,32,64").split(","))
 VERIFY_TOKENS = 4
@@ -163,7 +168,7 @@ class Runner:
 
 def main() -> None:
     model = Decoder()
-    report: dict = {"torch": torch.__version__, "device": torch.cuda.get_device_name(), "layers": LAYERS,
+    report: dict = {"torch": torch.__version__, "device": torch.cuda.get_device_name(), "shape": SHAPE, "layers": LAYERS,
                     "hidden": HIDDEN, "heads": HEADS, "kv_heads": KV_HEADS, "head_dim": HEAD_DIM, "mlp": MLP,
                     "vocab": VOCAB, "context_tokens": CONTEXT, "static_cache_tokens": MAX_LEN,
                     "sdpa_backends": "flash, efficient, math (no cuDNN)" if NO_CUDNN else "torch's default", "paths": {}}
