@@ -16,6 +16,7 @@ from tierplan.importers.buckets import bucket_kernels, kept_kernels, step_shares
 from tierplan.importers.torch_trace import parse_trace
 from tierplan.planning.model import LaunchProfile, Profile, Regime
 from tierplan.planning.prototype_kernels import carried_gpu_ms
+from tierplan.planning.step import GPU_GAP_PRIOR_US
 
 DATA = Path(__file__).parent.parent / "data" / "graphs_hf"
 STEPS = json.loads((DATA / "step_times.json").read_text())["paths"]
@@ -37,7 +38,8 @@ def imported(path: str, batch: str, data: Path = DATA) -> tuple[Profile, float, 
     step_ms = steps[path][batch]["tokens_1"]["median_step_ms"]
     bucketing = bucket_kernels(summary)
     shares, _ = step_shares(bucketing, ranks=1, step_ms=step_ms, steps=stats.decode_steps)
-    launches = LaunchProfile(stats.gpu_items, stats.host_launches, step_ms, stats.gpu_gap_us)
+    gap_us = stats.gpu_gap_us if stats.gpu_gap_us is not None else GPU_GAP_PRIOR_US  # as an import takes it
+    launches = LaunchProfile(stats.gpu_items, stats.host_launches, step_ms, gap_us)
     profile = dataclasses.replace(Profile.of(shares, launches),
                                   kernels=tuple(kept_kernels(bucketing, stats.decode_steps)))
     return profile, bucketing.gpu_time_us / stats.decode_steps / 1000, stats
