@@ -44,8 +44,11 @@ def test_kernel_times_are_read_untagged_from_the_profile():
 
 def test_dropped_kernels_take_their_own_time_kept_ones_their_ratio_new_ones_grow_with_the_batch():
     # sdpa 4.0 x (4/1 - 1) = +12; add 2.0 x (1.5/1.5 - 1) = 0; cat's own 10 ms gone; index_copy: 8 launches at the
-    # 3 us floor (0.024 ms) and the other 0.476 ms x 64/8 (3.808 ms); fill: 8 x 2 us, under the floor, stays 0.016
-    assert carried_gpu_ms(BEFORE, AFTER, MEASURED, OTHER) == pytest.approx(12 + (0.024 + 3.808) + 0.016 - 10)
+    # 10 us latency (0.08 ms) and the other 0.42 ms x 64/8 (3.36 ms); fill: 8 x 2 us, under the latency, stays 0.016
+    assert carried_gpu_ms(BEFORE, AFTER, MEASURED, OTHER) == pytest.approx(12 + (0.08 + 3.36) + 0.016 - 10)
+    # the band's end of most growth: a 3 us latency, 0.024 ms and 0.476 ms x 8
+    assert carried_gpu_ms(BEFORE, AFTER, MEASURED, OTHER, latency_us=3.0) == pytest.approx(
+        12 + (0.024 + 0.476 * 8) + 0.016 - 10)
     # at the measured regime itself the same reading gives the pair's own difference: 11.016 ms of GPU time against 9
     assert carried_gpu_ms(BEFORE, AFTER, MEASURED, MEASURED) == pytest.approx(2.016)
 
@@ -59,7 +62,7 @@ def test_the_gpu_gap_before_each_item_becomes_the_prototype_s():
 
 
 def test_a_new_kernel_whose_launches_were_not_counted_grows_whole():
-    assert grown_ms(0.5, 0.0, 8) == pytest.approx(4.0) and grown_ms(0.5, 8.0, 8) == pytest.approx(0.024 + 0.476 * 8)
+    assert grown_ms(0.5, 0.0, 8) == pytest.approx(4.0) and grown_ms(0.5, 8.0, 8) == pytest.approx(0.08 + 0.42 * 8)
 
 
 @pytest.mark.parametrize("name, whole_buffer", [
@@ -75,7 +78,7 @@ def test_a_device_to_device_memcpy_is_a_whole_buffer_copied(name, whole_buffer):
 
 def test_a_new_whole_buffer_copy_grows_between_not_at_all_and_with_the_sequences_in_flight():
     """The prototype also copies 1.0 ms of buffers a step (8 memcpys) that the eager path does not: at batch 64 over
-    batch 8 the carry grows what is above the launch floor (8 x 3 us) by 8 ** 0.5, the band's ends by 1 and by 8."""
+    batch 8 the carry grows what is above its launches' latency (8 x 10 us) by 8 ** 0.5, the band's ends by 1 and 8."""
     copying = traced(12.5, {"attention": {"sdpa": 4.0}, "elementwise": {"add": 1.5, "fill": 0.016},
                             "memory_copy": {"index_copy": 0.5, "Memcpy DtoD (Device -> Device)": 1.0},
                             "dense_gemm": {"gemm": 5.0}}, items=318, launches=11)
@@ -84,7 +87,7 @@ def test_a_new_whole_buffer_copy_grows_between_not_at_all_and_with_the_sequences
     assert buffer_copies_ms(BEFORE, copying) == pytest.approx(1.0) and buffer_copies_ms(BEFORE, without) == 0
     base = carried_gpu_ms(BEFORE, without, MEASURED, OTHER)
     added = {e: carried_gpu_ms(BEFORE, copying, MEASURED, OTHER, e) - base for e in (0.0, 0.5, 1.0)}
-    assert added == pytest.approx({0.0: 0.024 + 0.976, 0.5: 0.024 + 0.976 * 8 ** 0.5, 1.0: 0.024 + 0.976 * 8})
+    assert added == pytest.approx({0.0: 0.08 + 0.92, 0.5: 0.08 + 0.92 * 8 ** 0.5, 1.0: 0.08 + 0.92 * 8})
 
 
 # an FP8 prototype at batch 8: the bf16 GEMMs dropped for FP8 ones (3 ms), each GEMM's input quantised in front of
@@ -96,8 +99,8 @@ FP8 = traced(8.9, {"attention": {"sdpa": 1.0}, "elementwise": {"cat": 1.5, "add"
 def test_a_new_gemm_that_replaces_dropped_ones_moves_as_they_do():
     """At batch 64 the bf16 GEMMs take 5 ms, as at 8 (weights read once a step): the FP8 GEMMs that replace them move
     as they do (3 x 5 / 5), not with the sequences in flight; the quantisation in front of them grows (8 launches at
-    the 3 us floor, the other 0.376 ms x 8)."""
-    assert carried_gpu_ms(BEFORE, FP8, MEASURED, OTHER) == pytest.approx(-5 + 3 + (0.024 + 0.376 * 8))
+    their 10 us latency, the other 0.32 ms x 8)."""
+    assert carried_gpu_ms(BEFORE, FP8, MEASURED, OTHER) == pytest.approx(-5 + 3 + (0.08 + 0.32 * 8))
 
 
 def test_a_kernel_the_regime_names_that_neither_trace_runs_stands_for_the_ones_it_does_not_name():
@@ -109,7 +112,7 @@ def test_a_kernel_the_regime_names_that_neither_trace_runs_stands_for_the_ones_i
     other = dataclasses.replace(OTHER, profile=renamed)
     assert carried_gpu_ms(BEFORE, AFTER, MEASURED, other) == pytest.approx(
         carried_gpu_ms(BEFORE, AFTER, MEASURED, OTHER))
-    assert carried_gpu_ms(BEFORE, FP8, MEASURED, other) == pytest.approx(-5.5 + 3 * 5.5 / 5 + (0.024 + 0.376 * 8))
+    assert carried_gpu_ms(BEFORE, FP8, MEASURED, other) == pytest.approx(-5.5 + 3 * 5.5 / 5 + (0.08 + 0.32 * 8))
 
 
 def test_a_profile_without_kernels_is_carried_by_bucket_ratios_as_before():
@@ -123,9 +126,11 @@ def test_the_carried_regime_gets_the_kernel_reading_as_gpu_work_and_the_measured
     effects = derive(BEFORE, AFTER, MEASURED, [MEASURED, OTHER])
     carried = [e for e in effects if e.regimes == frozenset({"batch 64"})]
     work = [e for e in carried if e.kind is EffectKind.GPU_WORK]
-    expected = 12 + (0.024 + 3.808) + 0.016 - 10
+    expected = 12 + (0.08 + 3.36) + 0.016 - 10
     assert len(work) == 1 and work[0].gpu_ms.likely == pytest.approx(expected)
-    assert work[0].gpu_ms.low == pytest.approx(expected * 0.85) and work[0].gpu_ms.high == pytest.approx(expected * 1.15)
+    most_growth = 12 + (0.024 + 0.476 * 8) + 0.016 - 10  # the band's end: new launches' latency 3 us
+    assert work[0].gpu_ms.low == pytest.approx(expected * 0.85) and work[0].gpu_ms.high == pytest.approx(
+        most_growth * 1.15)
     assert not any(e.kind is EffectKind.BUCKET for e in carried)  # the kernels said it; no ratio on top
     measured = {e.bucket for e in effects if e.kind is EffectKind.BUCKET and e.regimes == frozenset({"batch 8"})}
     assert measured == {"attention", "elementwise"}

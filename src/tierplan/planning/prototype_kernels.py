@@ -17,9 +17,10 @@ tag aside), the kernels tell the three apart:
 - a kernel new in the prototype, in a bucket whose work the model's shapes fix (REPLACING_BUCKETS: GEMMs,
   attention), does in another form the work of the kernels of its bucket the prototype dropped (an FP8 GEMM for a
   bf16 one): up to their time at the measured regime it moves as they do, to their time in each regime;
-- the rest of a new kernel is work added for the sequences in flight: each of its launches a step takes
-  LAUNCH_FLOOR_US however little it does, and the rest of its time grows with the regime's concurrency over the
-  measured one's. Where the trace did not count its launches, all of its time grows;
+- the rest of a new kernel is work added for the sequences in flight: each of its launches a step takes a latency
+  however little it does, and the rest of its time grows with the regime's concurrency over the measured one's.
+  Where the trace did not count its launches, all of its time grows. The carry takes LATENCY_US a launch, the band's
+  end of most growth LATENCY_US_LOW;
 - a device-to-device memcpy new in the prototype copies a whole buffer: the weights or a buffer of fixed size (the
   same at every batch), or a cache (it grows with the sequences in flight). A trace at one batch cannot tell which,
   so its time above the launch floor grows as the concurrency ratio to a power drawn on 0..1: BUFFER_EXPONENTS gives
@@ -41,10 +42,14 @@ from tierplan.planning.model import Profile, Regime
 from tierplan.planning.step import HOST_BUCKET
 
 TAG = re.compile(r"^\[[a-z]+\] ")  # a reader's tag for where a kernel was launched from, not part of its name
-# What a launch takes on the GPU however little it does (us): Hopper runs an empty kernel in 1-3 us; in the H100
-# traces of tests/data/graphs the smallest kernels take 0.7-1.5 us, and the static cache's writes (2.7 us a launch)
-# took the same time at batch 64 as at 8 while the graph path's attention (355 us a launch) grew 8x.
-LAUNCH_FLOOR_US = 3.0
+# What a launch takes on the GPU however little it does (us), its latency. Hopper runs an empty kernel in 1-3 us; in
+# the H100 traces of tests/data/graphs the smallest kernels take 0.7-1.5 us, and the static cache's writes (2.7 us a
+# launch) took the same time at batch 64 as at 8 while the graph path's attention (355 us a launch) grew 8x. A
+# reduction to one value over the grid takes longer: the absolute maximum in front of each FP8 GEMM
+# (tests/data/fp8) took 8.3 us a launch at batch 8 and 6.2 at 64, and the one in tests/data/graphs_no_cudnn 10.7 and
+# 11.3. Yet kernels of 4-6 us grew 6-7x there (softmax over the whole static cache): the band's end takes 3 us.
+LATENCY_US = 10.0
+LATENCY_US_LOW = 3.0
 COPY_BUCKET = "memory_copy"
 REPLACING_BUCKETS = frozenset({"dense_gemm", "moe", "attention"})  # work fixed by the model's shapes
 BUFFER_COPY = re.compile(r"memcpy\W*(dtod|device.{0,4}to.{0,4}device)", re.IGNORECASE)  # torch's and Nsight's names
@@ -89,9 +94,10 @@ def buffer_copies_ms(before: Profile, after: Profile) -> float:
     return sum(ms for name, (ms, _) in k1.items() if name not in k0 and BUFFER_COPY.search(name))
 
 
-def grown_ms(ms: float, calls: float, scale: float) -> float:
-    """A new kernel's time a step at `scale` times the sequences in flight: its launches' floor, and the rest grown."""
-    floor_ms = min(ms, calls * LAUNCH_FLOOR_US / 1000)
+def grown_ms(ms: float, calls: float, scale: float, latency_us: float = LATENCY_US) -> float:
+    """A new kernel's time a step at `scale` times the sequences in flight: its launches' latency, and the rest
+    grown."""
+    floor_ms = min(ms, calls * latency_us / 1000)
     return floor_ms + (ms - floor_ms) * scale
 
 
@@ -136,10 +142,10 @@ def _there(k0: Kernels, k1: Kernels, own: Kernels, where0: dict[str, str], where
 
 
 def carried_gpu_ms(before: Profile, after: Profile, measured: Regime, regime: Regime,
-                   buffer_exponent: float = BUFFER_EXPONENTS[CARRY]) -> float | None:
+                   buffer_exponent: float = BUFFER_EXPONENTS[CARRY], latency_us: float = LATENCY_US) -> float | None:
     """The GPU time a step (ms; negative: removed) the change makes in `regime`, kernel by kernel, with new whole-buffer
-    copies grown as the concurrency ratio to `buffer_exponent` (see the module's docstring); None where one of the
-    three profiles lists no kernels."""
+    copies grown as the concurrency ratio to `buffer_exponent` and `latency_us` a launch that does not grow (see the
+    module's docstring); None where one of the three profiles lists no kernels."""
     k0, k1, own = kernel_ms(before), kernel_ms(after), kernel_ms(regime.profile)
     if not (k0 and k1 and own) or measured.concurrency <= 0:
         return None
@@ -160,7 +166,7 @@ def carried_gpu_ms(before: Profile, after: Profile, measured: Regime, regime: Re
         share = min(1.0, replaced / new_ms[bucket]) if replaced > 0 else 0.0
         moved = share * ms * dropped_there[bucket] / replaced if replaced > 0 else 0.0
         growth = scale ** buffer_exponent if BUFFER_COPY.search(name) else scale
-        added += moved + grown_ms((1 - share) * ms, (1 - share) * calls, growth)
+        added += moved + grown_ms((1 - share) * ms, (1 - share) * calls, growth, latency_us)
     b0, b1 = before.launches, after.launches
     own_launches = regime.profile.launches if regime.profile is not None else None
     assert b0 is not None and b1 is not None and own_launches is not None  # kernel_ms checked all three
