@@ -7,7 +7,14 @@ import pytest
 
 from tierplan.planning.model import EffectKind, LaunchProfile, Profile, Regime
 from tierplan.planning.prototype import derive
-from tierplan.planning.prototype_kernels import BUFFER_COPY, buffer_copies_ms, carried_gpu_ms, grown_ms, kernel_ms
+from tierplan.planning.prototype_kernels import (
+    BUFFER_COPY,
+    LATENCY_US,
+    buffer_copies_ms,
+    carried_gpu_ms,
+    grown_ms,
+    kernel_ms,
+)
 
 
 def traced(step_ms: float, times_ms: dict[str, dict[str, float]], items: int = 300, launches: int = 300) -> Profile:
@@ -43,9 +50,10 @@ def test_kernel_times_are_read_untagged_from_the_profile():
 
 
 def test_dropped_kernels_take_their_own_time_kept_ones_their_ratio_new_ones_grow_with_the_batch():
-    # sdpa 4.0 x (4/1 - 1) = +12; add 2.0 x (1.5/1.5 - 1) = 0; cat's own 10 ms gone; index_copy: 8 launches at the
+    # sdpa 4.0 x (4/1 - 1) = +12; add 2.0 x (1.5/1.5 - 1) = 0; cat's own 10 ms gone; index_copy: 8 launches at a
     # 10 us latency (0.08 ms) and the other 0.42 ms x 64/8 (3.36 ms); fill: 8 x 2 us, under the latency, stays 0.016
-    assert carried_gpu_ms(BEFORE, AFTER, MEASURED, OTHER) == pytest.approx(12 + (0.08 + 3.36) + 0.016 - 10)
+    assert carried_gpu_ms(BEFORE, AFTER, MEASURED, OTHER, latency_us=10.0) == pytest.approx(
+        12 + (0.08 + 3.36) + 0.016 - 10)
     # the band's end of most growth: a 3 us latency, 0.024 ms and 0.476 ms x 8
     assert carried_gpu_ms(BEFORE, AFTER, MEASURED, OTHER, latency_us=3.0) == pytest.approx(
         12 + (0.024 + 0.476 * 8) + 0.016 - 10)
@@ -62,7 +70,8 @@ def test_the_gpu_gap_before_each_item_becomes_the_prototype_s():
 
 
 def test_a_new_kernel_whose_launches_were_not_counted_grows_whole():
-    assert grown_ms(0.5, 0.0, 8) == pytest.approx(4.0) and grown_ms(0.5, 8.0, 8) == pytest.approx(0.08 + 0.42 * 8)
+    assert grown_ms(0.5, 0.0, 8) == pytest.approx(4.0)
+    assert grown_ms(0.5, 8.0, 8, latency_us=10.0) == pytest.approx(0.08 + 0.42 * 8)
 
 
 @pytest.mark.parametrize("name, whole_buffer", [
@@ -85,8 +94,8 @@ def test_a_new_whole_buffer_copy_grows_between_not_at_all_and_with_the_sequences
     without = traced(11.5, {"attention": {"sdpa": 4.0}, "elementwise": {"add": 1.5, "fill": 0.016},
                             "memory_copy": {"index_copy": 0.5}, "dense_gemm": {"gemm": 5.0}}, items=318, launches=11)
     assert buffer_copies_ms(BEFORE, copying) == pytest.approx(1.0) and buffer_copies_ms(BEFORE, without) == 0
-    base = carried_gpu_ms(BEFORE, without, MEASURED, OTHER)
-    added = {e: carried_gpu_ms(BEFORE, copying, MEASURED, OTHER, e) - base for e in (0.0, 0.5, 1.0)}
+    base = carried_gpu_ms(BEFORE, without, MEASURED, OTHER, latency_us=10.0)
+    added = {e: carried_gpu_ms(BEFORE, copying, MEASURED, OTHER, e, 10.0) - base for e in (0.0, 0.5, 1.0)}
     assert added == pytest.approx({0.0: 0.08 + 0.92, 0.5: 0.08 + 0.92 * 8 ** 0.5, 1.0: 0.08 + 0.92 * 8})
 
 
@@ -100,7 +109,7 @@ def test_a_new_gemm_that_replaces_dropped_ones_moves_as_they_do():
     """At batch 64 the bf16 GEMMs take 5 ms, as at 8 (weights read once a step): the FP8 GEMMs that replace them move
     as they do (3 x 5 / 5), not with the sequences in flight; the quantisation in front of them grows (8 launches at
     their 10 us latency, the other 0.32 ms x 8)."""
-    assert carried_gpu_ms(BEFORE, FP8, MEASURED, OTHER) == pytest.approx(-5 + 3 + (0.08 + 0.32 * 8))
+    assert carried_gpu_ms(BEFORE, FP8, MEASURED, OTHER, latency_us=10.0) == pytest.approx(-5 + 3 + (0.08 + 0.32 * 8))
 
 
 def test_a_kernel_the_regime_names_that_neither_trace_runs_stands_for_the_ones_it_does_not_name():
@@ -112,7 +121,8 @@ def test_a_kernel_the_regime_names_that_neither_trace_runs_stands_for_the_ones_i
     other = dataclasses.replace(OTHER, profile=renamed)
     assert carried_gpu_ms(BEFORE, AFTER, MEASURED, other) == pytest.approx(
         carried_gpu_ms(BEFORE, AFTER, MEASURED, OTHER))
-    assert carried_gpu_ms(BEFORE, FP8, MEASURED, other) == pytest.approx(-5.5 + 3 * 5.5 / 5 + (0.08 + 0.32 * 8))
+    assert carried_gpu_ms(BEFORE, FP8, MEASURED, other, latency_us=10.0) == pytest.approx(
+        -5.5 + 3 * 5.5 / 5 + (0.08 + 0.32 * 8))
 
 
 def test_a_profile_without_kernels_is_carried_by_bucket_ratios_as_before():
@@ -126,11 +136,13 @@ def test_the_carried_regime_gets_the_kernel_reading_as_gpu_work_and_the_measured
     effects = derive(BEFORE, AFTER, MEASURED, [MEASURED, OTHER])
     carried = [e for e in effects if e.regimes == frozenset({"batch 64"})]
     work = [e for e in carried if e.kind is EffectKind.GPU_WORK]
-    expected = 12 + (0.08 + 3.36) + 0.016 - 10
+    latency_ms = 8 * LATENCY_US / 1000  # index_copy's 8 launches; the rest of its 0.5 ms grows 8x
+    expected = 12 + (latency_ms + (0.5 - latency_ms) * 8) + 0.016 - 10
     assert len(work) == 1 and work[0].gpu_ms.likely == pytest.approx(expected)
-    most_growth = 12 + (0.024 + 0.476 * 8) + 0.016 - 10  # the band's end: new launches' latency 3 us
-    assert work[0].gpu_ms.low == pytest.approx(expected * 0.85) and work[0].gpu_ms.high == pytest.approx(
-        most_growth * 1.15)
+    least_growth, most_growth = (12 + (0.08 + 0.42 * 8) + 0.016 - 10,  # the band's ends: a latency of 10 us, 3 us
+                                 12 + (0.024 + 0.476 * 8) + 0.016 - 10)
+    assert work[0].gpu_ms.low == pytest.approx(least_growth * 0.85)
+    assert work[0].gpu_ms.high == pytest.approx(most_growth * 1.15)
     assert not any(e.kind is EffectKind.BUCKET for e in carried)  # the kernels said it; no ratio on top
     measured = {e.bucket for e in effects if e.kind is EffectKind.BUCKET and e.regimes == frozenset({"batch 8"})}
     assert measured == {"attention", "elementwise"}

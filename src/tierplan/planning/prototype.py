@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from tierplan.planning.model import Effect, EffectKind, Intervention, PlanningError, Profile, Regime, ThreePoint, need
 from tierplan.planning.prototype_kernels import (
     BUFFER_EXPONENTS,
-    LATENCY_US,
+    LATENCY_US_HIGH,
     LATENCY_US_LOW,
     buffer_copies_ms,
     carried_gpu_ms,
@@ -138,12 +138,12 @@ def derive(before: Profile, after: Profile, measured: Regime, regimes: Sequence[
 def _carried(before: Profile, after: Profile, measured: Regime, regime: Regime, spread: float) -> ThreePoint | None:
     """The GPU work carried to `regime` kernel by kernel, +-`spread`, its range widened to whole-buffer copies that
     stay fixed and that grow with the sequences in flight (prototype_kernels.BUFFER_EXPONENTS) and to new kernels'
-    launches whose latency is LATENCY_US_LOW; None where a profile lists no kernels."""
+    launches whose latency is either end of its band; None where a profile lists no kernels."""
     likely = carried_gpu_ms(before, after, measured, regime)
     if likely is None:
         return None
     values = [likely, *(carried_gpu_ms(before, after, measured, regime, exponent, latency)
-                        for exponent in BUFFER_EXPONENTS for latency in (LATENCY_US, LATENCY_US_LOW))]
+                        for exponent in BUFFER_EXPONENTS for latency in (LATENCY_US_LOW, LATENCY_US_HIGH))]
     ends = [_around_signed(v, spread) for v in values if v is not None]
     return ThreePoint(min(e.low for e in ends), ends[0].likely, max(e.high for e in ends))
 

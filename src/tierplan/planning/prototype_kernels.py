@@ -19,8 +19,8 @@ tag aside), the kernels tell the three apart:
   bf16 one): up to their time at the measured regime it moves as they do, to their time in each regime;
 - the rest of a new kernel is work added for the sequences in flight: each of its launches a step takes a latency
   however little it does, and the rest of its time grows with the regime's concurrency over the measured one's.
-  Where the trace did not count its launches, all of its time grows. The carry takes LATENCY_US a launch, the band's
-  end of most growth LATENCY_US_LOW;
+  Where the trace did not count its launches, all of its time grows. The band's ends take LATENCY_US_LOW and
+  LATENCY_US_HIGH a launch, the carry their geometric middle, LATENCY_US;
 - a device-to-device memcpy new in the prototype copies a whole buffer: the weights or a buffer of fixed size (the
   same at every batch), or a cache (it grows with the sequences in flight). A trace at one batch cannot tell which,
   so its time above the launch floor grows as the concurrency ratio to a power drawn on 0..1: BUFFER_EXPONENTS gives
@@ -47,9 +47,11 @@ TAG = re.compile(r"^\[[a-z]+\] ")  # a reader's tag for where a kernel was launc
 # launch) took the same time at batch 64 as at 8 while the graph path's attention (355 us a launch) grew 8x. A
 # reduction to one value over the grid takes longer: the absolute maximum in front of each FP8 GEMM
 # (tests/data/fp8) took 8.3 us a launch at batch 8 and 6.2 at 64, and the one in tests/data/graphs_no_cudnn 10.7 and
-# 11.3. Yet kernels of 4-6 us grew 6-7x there (softmax over the whole static cache): the band's end takes 3 us.
-LATENCY_US = 10.0
+# 11.3. Yet kernels of 4-6 us grew 6-7x there (softmax over the whole static cache), and Inductor's fused mask over
+# a whole static cache (tests/data/graphs_hf_inductor, 57 us a launch at batch 8) grew as if it had 1 us of latency.
 LATENCY_US_LOW = 3.0
+LATENCY_US_HIGH = 10.0
+LATENCY_US = (LATENCY_US_LOW * LATENCY_US_HIGH) ** 0.5
 COPY_BUCKET = "memory_copy"
 REPLACING_BUCKETS = frozenset({"dense_gemm", "moe", "attention"})  # work fixed by the model's shapes
 BUFFER_COPY = re.compile(r"memcpy\W*(dtod|device.{0,4}to.{0,4}device)", re.IGNORECASE)  # torch's and Nsight's names
