@@ -4,57 +4,28 @@ Expectations are counted from each trace's own events."""
 
 from __future__ import annotations
 
-import dataclasses
-import gzip
-import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
-from tierplan.importers.buckets import bucket_kernels, kept_kernels, step_shares
-from tierplan.importers.torch_trace import parse_trace
-from tierplan.planning.model import LaunchProfile, Profile, Regime
+from tests.sweep_traces import imported, raw_events, regime, step_ms
+from tierplan.planning.model import Regime
 from tierplan.planning.prototype_kernels import carried_gpu_ms
-from tierplan.planning.step import GPU_GAP_PRIOR_US
 
-DATA = Path(__file__).parent.parent / "data" / "graphs_hf"
-STEPS = json.loads((DATA / "step_times.json").read_text())["paths"]
+SWEEP = "graphs_hf"
 GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
-
-
-def raw_events(name: str) -> list[dict]:
-    with gzip.open(DATA / f"{name}.json.gz", "rt", encoding="utf-8") as handle:
-        return json.load(handle)["traceEvents"]
-
-
-def imported(path: str, batch: str, data: Path = DATA) -> tuple[Profile, float, object]:
-    """The trace of a sweep (`data`) as tierplan imports it (shares of the measured step, launch counts, kept
-    kernels), its GPU time a decode step (ms) and its step statistics."""
-    with open(data / f"trace_{path}_b{batch}.json.gz", "rb") as handle:
-        summary = parse_trace(handle, f"trace_{path}_b{batch}")
-    stats = summary.steps
-    steps = STEPS if data == DATA else json.loads((data / "step_times.json").read_text())["paths"]
-    step_ms = steps[path][batch]["tokens_1"]["median_step_ms"]
-    bucketing = bucket_kernels(summary)
-    shares, _ = step_shares(bucketing, ranks=1, step_ms=step_ms, steps=stats.decode_steps)
-    gap_us = stats.gpu_gap_us if stats.gpu_gap_us is not None else GPU_GAP_PRIOR_US  # as an import takes it
-    launches = LaunchProfile(stats.gpu_items, stats.host_launches, step_ms, gap_us)
-    profile = dataclasses.replace(Profile.of(shares, launches),
-                                  kernels=tuple(kept_kernels(bucketing, stats.decode_steps)))
-    return profile, bucketing.gpu_time_us / stats.decode_steps / 1000, stats
 
 
 @pytest.mark.parametrize("batch", ["8", "64"])
 def test_a_cudagraph_tree_replay_is_read_as_one_step_with_its_copies_launched_from_the_host(batch):
-    events = raw_events(f"trace_graphs_b{batch}")
+    events = raw_events(SWEEP, f"trace_graphs_b{batch}")
     markers = [e for e in events if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep")]
     calls = Counter(e["name"] for e in events if e.get("cat") == "cuda_runtime")
     issued = calls["cudaGraphLaunch"] + calls["cudaMemcpyAsync"] + calls["cudaLaunchKernel"]
     gpu_items = sum(1 for e in events if e.get("cat") in GPU_CATEGORIES)
     gpu_us = sum(e["dur"] for e in events if e.get("cat") in GPU_CATEGORIES)
 
-    _, gpu_ms, stats = imported("graphs", batch)
+    _, gpu_ms, stats = imported(SWEEP, "graphs", batch)
 
     assert stats.decode_steps == len(markers) == calls["cudaGraphLaunch"] == 6
     assert stats.host_launches == pytest.approx(issued / 6)  # one replay, 127 copies and one kernel a step
@@ -63,20 +34,20 @@ def test_a_cudagraph_tree_replay_is_read_as_one_step_with_its_copies_launched_fr
 
 
 def test_the_copies_of_the_graph_path_are_its_memory_copy_share_of_the_step():
-    events = raw_events("trace_graphs_b64")
+    events = raw_events(SWEEP, "trace_graphs_b64")
     copies_us = sum(e["dur"] for e in events if e.get("cat") == "gpu_memcpy")
     copies_us += sum(e["dur"] for e in events if e.get("cat") == "kernel" and "direct_copy_kernel" in e["name"])
-    step_ms = STEPS["graphs"]["64"]["tokens_1"]["median_step_ms"]
+    measured_ms = step_ms(SWEEP, "graphs", "64")
 
-    profile, _, _ = imported("graphs", "64")
+    profile, _, _ = imported(SWEEP, "graphs", "64")
 
-    assert profile.as_dict()["memory_copy"] == pytest.approx(copies_us / 6 / 1000 / step_ms, rel=0.02)
+    assert profile.as_dict()["memory_copy"] == pytest.approx(copies_us / 6 / 1000 / measured_ms, rel=0.02)
 
 
 def test_carried_to_its_own_batch_the_prototype_gives_the_gpu_time_its_trace_added():
     """The carry's anchor: at the batch it was traced at, the prototype adds what the pair of traces differ by (the
     kernels a profile keeps, and the gaps between them)."""
-    (before, before_ms, _), (after, after_ms, _) = imported("eager", "8"), imported("graphs", "8")
+    (before, before_ms, _), (after, after_ms, _) = imported(SWEEP, "eager", "8"), imported(SWEEP, "graphs", "8")
     measured = Regime("b8", 8, 1e9, baseline_tok_s=1, profile=before)
 
     added_ms = carried_gpu_ms(before, after, measured, measured)
@@ -93,9 +64,8 @@ def test_carried_to_batch_64_whole_buffer_copies_widen_the_band_to_what_the_trac
     from tierplan.planning.model import EffectKind
     from tierplan.planning.prototype import derive
 
-    data = DATA.parent / folder
-    (before, _, _), (after, _, _) = imported("eager", "8", data), imported("graphs", "8", data)
-    (own, own_ms, _), (_, after_64_ms, _) = imported("eager", "64", data), imported("graphs", "64", data)
+    (before, _, _), (after, _, _) = imported(folder, "eager", "8"), imported(folder, "graphs", "8")
+    (own, own_ms, _), (_, after_64_ms, _) = imported(folder, "eager", "64"), imported(folder, "graphs", "64")
     measured = Regime("b8", 8, 1e9, baseline_tok_s=1, profile=before)
     other = Regime("b64", 64, 1e9, baseline_tok_s=1, profile=own)
 
@@ -118,10 +88,8 @@ def test_a_prototype_carried_says_when_its_new_copies_are_a_tenth_of_its_gpu_tim
     from tierplan.planning.model import Intervention, ThreePoint
     from tierplan.planning.prototype import NEW_COPIES_SHARE, with_evidence
 
-    data = DATA.parent / folder
-    measured = Regime("b8", 8, 1e9, baseline_tok_s=1, profile=imported("eager", "8", data)[0])
-    other = Regime("b64", 64, 1e9, baseline_tok_s=1, profile=imported("eager", "64", data)[0])
-    after, after_gpu_ms, _ = imported("graphs", "8", data)
+    measured, other = regime(folder, "eager", "8"), regime(folder, "eager", "64")
+    after, after_gpu_ms, _ = imported(folder, "graphs", "8")
     plain = Intervention("A1", "graphs", ThreePoint(1, 1, 1), tier_key="A")
 
     evidence = with_evidence(plain, after, measured, (measured, other), "trace").evidence
