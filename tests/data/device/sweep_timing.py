@@ -6,7 +6,10 @@ from __future__ import annotations
 import gzip
 import os
 import shutil
+import statistics
 import time
+import traceback
+from collections.abc import Callable
 from typing import Protocol
 
 import torch
@@ -27,6 +30,32 @@ def steps_ms(runner: Stepper, steps: int) -> list[float]:
         torch.cuda.synchronize()
         times.append((time.perf_counter() - start) * 1000)
     return times
+
+
+def timed(runner: Stepper) -> dict:
+    """A step time as the sweeps write it: 4 steps of warm-up (compiled and captured there where a path is), then the
+    median over 3 runs of the median of 24 synchronised steps (ms)."""
+    steps_ms(runner, 4)
+    runs = [statistics.median(steps_ms(runner, 24)) for _ in range(3)]
+    return {"median_step_ms": round(statistics.median(runs), 4), "runs_ms": [round(r, 4) for r in runs]}
+
+
+def measure(make: Callable[[], Stepper], out: str, trace_name: str | None) -> dict:
+    """One path at one batch: its runner made, timed, and traced as `trace_name` where one is given. A path that cannot
+    run here is written down, not fatal."""
+    runner = None
+    try:
+        runner = make()
+        result = timed(runner)
+        if trace_name is not None:
+            trace(runner, out, trace_name)
+        return result
+    except Exception as exc:
+        traceback.print_exc()
+        return {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}
+    finally:
+        runner = None
+        torch.cuda.empty_cache()
 
 
 def trace(runner: Stepper, out: str, name: str) -> None:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
+from functools import partial
 
 import torch
 import write_graph_sweep as base  # beside this script: the decoder, its static cache and the graph runner
-from sweep_timing import steps_ms, trace
+from sweep_timing import measure
 
 OUT = os.environ["OUT"]
 BATCHES = tuple(int(b) for b in os.environ.get("SWEEP_BATCHES", "1,8,32,64").split(","))
@@ -85,20 +85,8 @@ def main() -> None:
         for path, build in (("bf16", base.Decoder), ("fp8", fp8_decoder)):
             model, entry = build(), {}
             for batch in BATCHES:
-                runner = None
-                try:
-                    runner = base.Runner(model, "graphs", batch, 1)
-                    steps_ms(runner, 4)
-                    runs = [statistics.median(steps_ms(runner, 24)) for _ in range(3)]
-                    entry[str(batch)] = {"tokens_1": {"median_step_ms": round(statistics.median(runs), 4),
-                                                      "runs_ms": [round(r, 4) for r in runs]}}
-                    if batch in TRACED[path]:
-                        trace(runner, OUT, f"trace_{path}_b{batch}")
-                except Exception as exc:  # a batch that cannot run here is written down, not fatal
-                    entry[str(batch)] = {"tokens_1": {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}}
-                finally:
-                    runner = None
-                    torch.cuda.empty_cache()
+                entry[str(batch)] = {"tokens_1": measure(partial(base.Runner, model, "graphs", batch, 1), OUT,
+                                                         f"trace_{path}_b{batch}" if batch in TRACED[path] else None)}
                 print(path, batch, entry[str(batch)], flush=True)
                 report["paths"][path] = entry
                 with open(os.path.join(OUT, "step_times.json"), "w") as f:

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
+from functools import partial
 
 import torch
 import torch.nn.functional as F
-from sweep_timing import steps_ms, trace  # beside this script
+from sweep_timing import measure  # beside this script
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 OUT = os.environ["OUT"]
@@ -177,20 +177,9 @@ def main() -> None:
             entry: dict = {}
             for batch in BATCHES:
                 for length in LENGTHS:
-                    try:
-                        runner = Runner(model, path, batch, length)
-                        steps_ms(runner, 4)
-                        runs = [statistics.median(steps_ms(runner, 24)) for _ in range(3)]
-                        entry.setdefault(str(batch), {})[f"tokens_{length}"] = {
-                            "median_step_ms": round(statistics.median(runs), 4),
-                            "runs_ms": [round(r, 4) for r in runs]}
-                        if length == 1 and batch in TRACED and path != "static":
-                            trace(runner, OUT, f"trace_{path}_b{batch}")
-                    except RuntimeError as exc:
-                        entry.setdefault(str(batch), {})[f"tokens_{length}"] = {"error": str(exc)[:300]}
-                    finally:
-                        runner = None
-                        torch.cuda.empty_cache()
+                    traced = length == 1 and batch in TRACED and path != "static"
+                    entry.setdefault(str(batch), {})[f"tokens_{length}"] = measure(
+                        partial(Runner, model, path, batch, length), OUT, f"trace_{path}_b{batch}" if traced else None)
                 print(path, batch, entry[str(batch)], flush=True)
             report["paths"][path] = entry
     with open(os.path.join(OUT, "step_times.json"), "w") as f:

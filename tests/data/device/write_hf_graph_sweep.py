@@ -25,12 +25,11 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import time
-import traceback
+from functools import partial
 
 import torch
-from sweep_timing import steps_ms, trace  # beside this script
+from sweep_timing import measure  # beside this script
 from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM, StaticCache
 
 OUT = os.environ["OUT"]
@@ -99,21 +98,9 @@ def main() -> None:
             entry: dict = {}
             for batch in BATCHES:
                 started = time.perf_counter()
-                runner = None
-                try:
-                    runner = Runner(model, path, batch)
-                    steps_ms(runner, 4)  # warm-up: compiled and captured on the first steps
-                    runs = [statistics.median(steps_ms(runner, 24)) for _ in range(3)]
-                    entry[str(batch)] = {"tokens_1": {"median_step_ms": round(statistics.median(runs), 4),
-                                                      "runs_ms": [round(r, 4) for r in runs]}}
-                    if batch in TRACED and path != "static":
-                        trace(runner, OUT, f"trace_{path}_b{batch}")
-                except Exception as exc:  # a path that cannot run here is written down, not fatal
-                    entry[str(batch)] = {"tokens_1": {"error": f"{type(exc).__name__}: {str(exc)[:300]}"}}
-                    traceback.print_exc()
-                finally:
-                    runner = None
-                    torch.cuda.empty_cache()
+                traced = batch in TRACED and path != "static"  # compiled and captured in the timing's warm-up
+                entry[str(batch)] = {"tokens_1": measure(partial(Runner, model, path, batch), OUT,
+                                                         f"trace_{path}_b{batch}" if traced else None)}
                 print(path, batch, entry[str(batch)], f"{time.perf_counter() - started:.1f} s", flush=True)
                 report["paths"][path] = entry
                 with open(os.path.join(OUT, "step_times.json"), "w") as f:  # after each batch: a run cut short keeps
