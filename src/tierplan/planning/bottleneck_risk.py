@@ -21,7 +21,9 @@ Carlo's alone, reported as their own share of each band ("bottleneck risk").
    sweep of tests/data/graphs_no_cudnn did, beyond any band worth drawing). The P90 is 20, above those 12: the graph
    paths the issue that asked for this prior replayed added 41% to 239% to the step at batch 8 to 64, and where
    attention is a tenth of the GPU time, as in the cuDNN sweep's eager trace at batch 64, adding 239% takes a
-   stretch of about 20. Padding is uniform on
+   stretch of about 20. Two sweeps written after it was set fall inside its bands: Llama-3.2-1B's shape
+   (tests/data/graphs_1b) and transformers' reduce-overhead path (tests/data/graphs_hf_inductor, 1.3x to 3.0x the
+   launch model's step at batches 8 to 64). Padding is uniform on
    [0, min(PADDING_MAX, 7 / concurrency)] above concurrency 2 (vLLM captures batch sizes 1, 2, 4 and then
    multiples of 8: a batch of c pads to at most c + 7, none at 1 and 2).
    A regime whose profile has no attention bucket takes UNKNOWN_ATTENTION_SHARE.
