@@ -139,10 +139,12 @@ def test_the_carried_regime_gets_the_kernel_reading_as_gpu_work_and_the_measured
     latency_ms = 8 * LATENCY_US / 1000  # index_copy's 8 launches; the rest of its 0.5 ms grows 8x
     expected = 12 + (latency_ms + (0.5 - latency_ms) * 8) + 0.016 - 10
     assert len(work) == 1 and work[0].gpu_ms.likely == pytest.approx(expected)
-    least_growth, most_growth = (12 + (0.08 + 0.42 * 8) + 0.016 - 10,  # the band's ends: a latency of 10 us, 3 us
-                                 12 + (0.024 + 0.476 * 8) + 0.016 - 10)
-    assert work[0].gpu_ms.low == pytest.approx(least_growth * 0.85)
-    assert work[0].gpu_ms.high == pytest.approx(most_growth * 1.15)
+    # the band's ends: new launches' latency 10 us and 3 us, each +-15% of what the carry moves (the root sum of
+    # squares of sdpa's +12, the new kernels' time and cat's -10: more than their 5.5 ms sum)
+    least_added, most_added = 0.08 + 0.42 * 8 + 0.016, 0.024 + 0.476 * 8 + 0.016
+    half = {added: 0.15 * (12 ** 2 + added ** 2 + 10 ** 2) ** 0.5 for added in (least_added, most_added)}
+    assert work[0].gpu_ms.low == pytest.approx(12 + least_added - 10 - half[least_added])
+    assert work[0].gpu_ms.high == pytest.approx(12 + most_added - 10 + half[most_added])
     assert not any(e.kind is EffectKind.BUCKET for e in carried)  # the kernels said it; no ratio on top
     measured = {e.bucket for e in effects if e.kind is EffectKind.BUCKET and e.regimes == frozenset({"batch 8"})}
     assert measured == {"attention", "elementwise"}

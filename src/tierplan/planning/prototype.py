@@ -21,7 +21,8 @@ regime's bucket shrinks in proportion to what its profile holds, and the added G
 time over the measured regime's. Item and launch changes hold as they are. The measured
 regime's effects carry +-MEASURED_SPREAD (run-to-run noise of a step), the carried ones +-CARRIED_SPREAD (how far a
 ratio moves between batch sizes: on the shared H200 pair, attention's share of GPU time moved 2x between batches
-1 and 64); the model error of each kind comes on top in the bands.
+1 and 64), of what the carry moves where that is more than its net (_around_parts); the model error of each kind
+comes on top in the bands.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from tierplan.planning.prototype_kernels import (
     LATENCY_US_LOW,
     buffer_copies_ms,
     carried_gpu_ms,
+    carried_parts_ms,
     new_copies_ms,
 )
 from tierplan.planning.step import HOST_BUCKET
@@ -139,13 +141,21 @@ def _carried(before: Profile, after: Profile, measured: Regime, regime: Regime, 
     """The GPU work carried to `regime` kernel by kernel, +-`spread`, its range widened to whole-buffer copies that
     stay fixed and that grow with the sequences in flight (prototype_kernels.BUFFER_EXPONENTS) and to new kernels'
     launches whose latency is either end of its band; None where a profile lists no kernels."""
-    likely = carried_gpu_ms(before, after, measured, regime)
+    likely = carried_parts_ms(before, after, measured, regime)
     if likely is None:
         return None
-    values = [likely, *(carried_gpu_ms(before, after, measured, regime, exponent, latency)
+    values = [likely, *(carried_parts_ms(before, after, measured, regime, exponent, latency)
                         for exponent in BUFFER_EXPONENTS for latency in (LATENCY_US_LOW, LATENCY_US_HIGH))]
-    ends = [_around_signed(v, spread) for v in values if v is not None]
+    ends = [_around_parts(parts, spread) for parts in values if parts is not None]
     return ThreePoint(min(e.low for e in ends), ends[0].likely, max(e.high for e in ends))
+
+
+def _around_parts(parts: Sequence[float], spread: float) -> ThreePoint:
+    """Their sum +-`spread` of the larger of its size and the root sum of squares of the parts: a change that nets
+    out (an FP8 GEMM's time saved, its input's quantisation's added) is as uncertain as what it moves."""
+    total = sum(parts)
+    half = spread * max(abs(total), sum(p * p for p in parts) ** 0.5)
+    return ThreePoint(total - half, total, total + half)
 
 
 def _host_share_removed(before: Profile, after: Profile) -> float:

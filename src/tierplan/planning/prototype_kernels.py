@@ -148,6 +148,15 @@ def carried_gpu_ms(before: Profile, after: Profile, measured: Regime, regime: Re
     """The GPU time a step (ms; negative: removed) the change makes in `regime`, kernel by kernel, with new whole-buffer
     copies grown as the concurrency ratio to `buffer_exponent` and `latency_us` a launch that does not grow (see the
     module's docstring); None where one of the three profiles lists no kernels."""
+    parts = carried_parts_ms(before, after, measured, regime, buffer_exponent, latency_us)
+    return None if parts is None else sum(parts)
+
+
+def carried_parts_ms(before: Profile, after: Profile, measured: Regime, regime: Regime,
+                     buffer_exponent: float = BUFFER_EXPONENTS[CARRY], latency_us: float = LATENCY_US
+                     ) -> tuple[float, float, float, float] | None:
+    """What carried_gpu_ms adds up (ms): the kept kernels' change, the new kernels' time, the dropped kernels' time
+    (negative) and the change in the gaps before each item."""
     k0, k1, own = kernel_ms(before), kernel_ms(after), kernel_ms(regime.profile)
     if not (k0 and k1 and own) or measured.concurrency <= 0:
         return None
@@ -174,4 +183,4 @@ def carried_gpu_ms(before: Profile, after: Profile, measured: Regime, regime: Re
     assert b0 is not None and b1 is not None and own_launches is not None  # kernel_ms checked all three
     items = max(own_launches.gpu_items + b1.gpu_items - b0.gpu_items, 0.0)
     gaps = items * (b1.gpu_gap_us - own_launches.gpu_gap_us) / 1000
-    return changed + added - sum(dropped_there.values()) + gaps
+    return changed, added, -sum(dropped_there.values()), gaps
