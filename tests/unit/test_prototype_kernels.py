@@ -12,6 +12,7 @@ from tierplan.planning.prototype_kernels import (
     LATENCY_US,
     buffer_copies_ms,
     carried_gpu_ms,
+    carried_parts_ms,
     grown_ms,
     kernel_ms,
 )
@@ -59,6 +60,16 @@ def test_dropped_kernels_take_their_own_time_kept_ones_their_ratio_new_ones_grow
         12 + (0.024 + 0.476 * 8) + 0.016 - 10)
     # at the measured regime itself the same reading gives the pair's own difference: 11.016 ms of GPU time against 9
     assert carried_gpu_ms(BEFORE, AFTER, MEASURED, MEASURED) == pytest.approx(2.016)
+
+
+def test_a_kept_kernel_moves_by_its_ratio_or_by_the_ratio_of_its_work_above_its_launches_latency():
+    """sdpa: 1 ms in 8 launches at batch 8 (125 us each), 4 ms in the prototype (500 us), 4 ms at batch 64 eager
+    (500 us). By its ratio it takes 16 ms at 64; by the work above 3 us a launch, 8 x (3 + 497 x 497 / 122) us. A
+    launch at or under the latency has no work to take a ratio of: its ratio holds."""
+    assert carried_parts_ms(BEFORE, AFTER, MEASURED, OTHER)[0] == pytest.approx(12)
+    assert carried_parts_ms(BEFORE, AFTER, MEASURED, OTHER, kept_latency_us=3.0)[0] == pytest.approx(
+        8 * (3 + 497 * 497 / 122) / 1000 - 4)
+    assert carried_parts_ms(BEFORE, AFTER, MEASURED, OTHER, kept_latency_us=200.0)[0] == pytest.approx(12)
 
 
 def test_the_gpu_gap_before_each_item_becomes_the_prototype_s():
@@ -137,14 +148,18 @@ def test_the_carried_regime_gets_the_kernel_reading_as_gpu_work_and_the_measured
     carried = [e for e in effects if e.regimes == frozenset({"batch 64"})]
     work = [e for e in carried if e.kind is EffectKind.GPU_WORK]
     latency_ms = 8 * LATENCY_US / 1000  # index_copy's 8 launches; the rest of its 0.5 ms grows 8x
-    expected = 12 + (latency_ms + (0.5 - latency_ms) * 8) + 0.016 - 10
+    # sdpa kept: by its ratio (+12 ms), or by the ratio of its work above 3 us a launch (125 -> 500 us at batch 8, 500
+    # us at 64: 8 launches of 3 + 497 x 497 / 122 us, +12.22 ms); the carry takes their mean
+    above = 8 * (3 + 497 * 497 / 122) / 1000 - 4
+    expected = (12 + above) / 2 + (latency_ms + (0.5 - latency_ms) * 8) + 0.016 - 10
     assert len(work) == 1 and work[0].gpu_ms.likely == pytest.approx(expected)
-    # the band's ends: new launches' latency 10 us and 3 us, each +-15% of what the carry moves (the root sum of
-    # squares of sdpa's +12, the new kernels' time and cat's -10: more than their 5.5 ms sum)
+    # the band's ends: sdpa's two readings and new launches' latency 10 us and 3 us, each +-15% of what the carry
+    # moves (the root sum of squares of sdpa's change, the new kernels' time and cat's -10: more than their sum)
     least_added, most_added = 0.08 + 0.42 * 8 + 0.016, 0.024 + 0.476 * 8 + 0.016
-    half = {added: 0.15 * (12 ** 2 + added ** 2 + 10 ** 2) ** 0.5 for added in (least_added, most_added)}
-    assert work[0].gpu_ms.low == pytest.approx(12 + least_added - 10 - half[least_added])
-    assert work[0].gpu_ms.high == pytest.approx(12 + most_added - 10 + half[most_added])
+    half = {(kept, added): 0.15 * (kept ** 2 + added ** 2 + 10 ** 2) ** 0.5
+            for kept in (12, above) for added in (least_added, most_added)}
+    assert work[0].gpu_ms.low == pytest.approx(12 + least_added - 10 - half[(12, least_added)])
+    assert work[0].gpu_ms.high == pytest.approx(above + most_added - 10 + half[(above, most_added)])
     assert not any(e.kind is EffectKind.BUCKET for e in carried)  # the kernels said it; no ratio on top
     measured = {e.bucket for e in effects if e.kind is EffectKind.BUCKET and e.regimes == frozenset({"batch 8"})}
     assert measured == {"attention", "elementwise"}

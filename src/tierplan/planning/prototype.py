@@ -141,11 +141,14 @@ def _carried(before: Profile, after: Profile, measured: Regime, regime: Regime, 
     """The GPU work carried to `regime` kernel by kernel, +-`spread`, its range widened to whole-buffer copies that
     stay fixed and that grow with the sequences in flight (prototype_kernels.BUFFER_EXPONENTS) and to new kernels'
     launches whose latency is either end of its band; None where a profile lists no kernels."""
-    likely = carried_parts_ms(before, after, measured, regime)
-    if likely is None:
+    plain, above = (carried_parts_ms(before, after, measured, regime, kept_latency_us=kept)
+                    for kept in (0.0, LATENCY_US_LOW))
+    if plain is None or above is None:
         return None
-    values = [likely, *(carried_parts_ms(before, after, measured, regime, exponent, latency)
-                        for exponent in BUFFER_EXPONENTS for latency in (LATENCY_US_LOW, LATENCY_US_HIGH))]
+    likely = tuple((p + a) / 2 for p, a in zip(plain, above, strict=True))
+    values = [likely, plain, above, *(carried_parts_ms(before, after, measured, regime, exponent, latency, kept)
+                                      for exponent in BUFFER_EXPONENTS for latency in (LATENCY_US_LOW, LATENCY_US_HIGH)
+                                      for kept in (0.0, LATENCY_US_LOW))]
     ends = [_around_parts(parts, spread) for parts in values if parts is not None]
     return ThreePoint(min(e.low for e in ends), ends[0].likely, max(e.high for e in ends))
 
