@@ -65,7 +65,8 @@ def test_dropped_kernels_take_their_own_time_kept_ones_their_ratio_new_ones_grow
 def test_a_kept_kernel_moves_by_its_ratio_or_by_the_ratio_of_its_work_above_its_launches_latency():
     """sdpa: 1 ms in 8 launches at batch 8 (125 us each), 4 ms in the prototype (500 us), 4 ms at batch 64 eager
     (500 us). By its ratio it takes 16 ms at 64; by the work above 3 us a launch, 8 x (3 + 497 x 497 / 122) us. A
-    launch at or under the latency has no work to take a ratio of: its ratio holds."""
+    launch at the measured regime holding less work than latency (125 us against 200) gives no ratio of work to
+    trust: its ratio holds."""
     assert carried_parts_ms(BEFORE, AFTER, MEASURED, OTHER)[0] == pytest.approx(12)
     assert carried_parts_ms(BEFORE, AFTER, MEASURED, OTHER, kept_latency_us=3.0)[0] == pytest.approx(
         8 * (3 + 497 * 497 / 122) / 1000 - 4)

@@ -122,12 +122,14 @@ def kernel_buckets(profile: Profile | None) -> dict[str, str]:
 def _kept_ms(before: tuple[float, float], after: tuple[float, float], there: tuple[float, float],
              latency_us: float) -> float:
     """A kept kernel's time (ms) in a regime whose own trace gives it `there`: by its ratio at the measured regime,
-    or, with `latency_us`, by the ratio of the work above its launches' latency (each pair: ms and launches a step)."""
+    or, with `latency_us`, by the ratio of the work above its launches' latency (each pair: ms and launches a step).
+    The latter needs a launch at the measured regime to hold at least as much work as latency (which bounds it to
+    twice the ratio's reading): a shorter one gives no ratio of work to trust."""
     (t0, c0), (t1, c1), (own, calls) = before, after, there
     if latency_us <= 0 or min(c0, c1, calls) <= 0:
         return own * t1 / t0
     a0, a1, a_own = (1000 * t / c for t, c in ((t0, c0), (t1, c1), (own, calls)))
-    if min(a0, a1, a_own) <= latency_us:
+    if min(a1, a_own) <= latency_us or a0 < 2 * latency_us:
         return own * t1 / t0
     launches = calls * c1 / c0
     return launches * (latency_us + (a_own - latency_us) * (a1 - latency_us) / (a0 - latency_us)) / 1000
