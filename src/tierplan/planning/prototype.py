@@ -138,8 +138,9 @@ def derive(before: Profile, after: Profile, measured: Regime, regimes: Sequence[
 
 
 def _carried(before: Profile, after: Profile, measured: Regime, regime: Regime, spread: float) -> ThreePoint | None:
-    """The GPU work carried to `regime` kernel by kernel, +-`spread`, its range widened to whole-buffer copies that
-    stay fixed and that grow with the sequences in flight (prototype_kernels.BUFFER_EXPONENTS) and to new kernels'
+    """The GPU work carried to `regime` kernel by kernel, +-`spread`: the mean of kept kernels moved by their ratio
+    and by their work above a launch's latency, its range widened to both readings, to whole-buffer copies that stay
+    fixed and that grow with the sequences in flight (prototype_kernels.BUFFER_EXPONENTS) and to new kernels'
     launches whose latency is either end of its band; None where a profile lists no kernels."""
     plain, above = (carried_parts_ms(before, after, measured, regime, kept_latency_us=kept)
                     for kept in (0.0, LATENCY_US_LOW))

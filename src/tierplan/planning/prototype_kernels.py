@@ -50,8 +50,8 @@ TAG = re.compile(r"^\[[a-z]+\] ")  # a reader's tag for where a kernel was launc
 # the H100 traces of tests/data/graphs the smallest kernels take 0.7-1.5 us, and the static cache's writes (2.7 us a
 # launch) took the same time at batch 64 as at 8 while the graph path's attention (355 us a launch) grew 8x. A
 # reduction to one value over the grid takes longer: the absolute maximum in front of each FP8 GEMM
-# (tests/data/fp8) took 8.3 us a launch at batch 8 and 6.2 at 64, and the one in tests/data/graphs_no_cudnn 10.7 and
-# 11.3. Yet kernels of 4-6 us grew 6-7x there (softmax over the whole static cache), and Inductor's fused mask over
+# (tests/data/fp8) took 8.3 us a launch at batch 8 and 6.2 at 64, and a reduction kernel of tests/data/graphs_no_cudnn
+# 10.7 and 11.3. Yet kernels of 4-6 us grew 6-7x there (softmax over the whole static cache), and Inductor's fused mask over
 # a whole static cache (tests/data/graphs_hf_inductor, 57 us a launch at batch 8) grew as if it had 1 us of latency.
 LATENCY_US_LOW = 3.0
 LATENCY_US_HIGH = 10.0
