@@ -65,7 +65,8 @@ def trace_profile(path: str, step_ms: float) -> core.Profile:
     shares, _ = step_shares(bucketing, ranks=1, step_ms=step_ms, steps=stats.decode_steps)
     gap = stats.gpu_gap_us if stats.gpu_gap_us is not None else GPU_GAP_PRIOR_US
     profile = core.Profile.of(shares, core.LaunchProfile(stats.gpu_items, stats.host_launches, step_ms, gap,
-                                                         gap_measured=stats.gpu_gap_us is not None))
+                                                         gap_measured=stats.gpu_gap_us is not None,
+                                                         host_busy_ms=stats.host_busy_ms))
     return dataclasses.replace(profile, kernels=tuple(kept_kernels(bucketing, stats.decode_steps)))  # as imports keep them
 
 

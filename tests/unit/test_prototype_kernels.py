@@ -13,6 +13,7 @@ from tierplan.planning.prototype_kernels import (
     buffer_copies_ms,
     carried_gpu_ms,
     carried_parts_ms,
+    family,
     grown_ms,
     kernel_ms,
 )
@@ -135,6 +136,24 @@ def test_a_kernel_the_regime_names_that_neither_trace_runs_stands_for_the_ones_i
         carried_gpu_ms(BEFORE, AFTER, MEASURED, OTHER))
     assert carried_gpu_ms(BEFORE, FP8, MEASURED, other, latency_us=10.0) == pytest.approx(
         -5.5 + 3 * 5.5 / 5 + (0.08 + 0.32 * 8))
+
+
+def test_a_renamed_kernel_stands_for_the_missing_kernels_of_its_own_family_first():
+    """Math attention's matrix-vector product is cuBLAS's gemv over int indices at batch 8 and over long ones at 64
+    (tests/data/graphs_no_cudnn): batch 64's gemv (8 ms) stands for batch 8's, which a cuDNN prototype dropped, and
+    its GEMM of another tile ("gemm_x", 5 ms) for the GEMM the prototype kept. Pooled by bucket alone, the dropped
+    share of both would be 1 / 6 of their 13 ms."""
+    before = traced(10.0, {"dense_gemm": {"gemv<int, int, float>": 1.0, "gemm": 5.0}})
+    after = traced(9.0, {"dense_gemm": {"gemm": 5.0}, "attention": {"sdpa": 0.5}})
+    own = traced(30.0, {"dense_gemm": {"gemv<long, long, float>": 8.0, "gemm_x": 5.0}})
+    measured = Regime("batch 8", 8, 1e9, baseline_tok_s=800, profile=before, step_ms=10.0)
+    other = Regime("batch 64", 64, 1e9, baseline_tok_s=64000 / 30, profile=own, step_ms=30.0)
+    parts = carried_parts_ms(before, after, measured, other)
+    assert parts is not None
+    changed, _, dropped, _ = parts
+    assert dropped == pytest.approx(-8.0) and changed == pytest.approx(0.0)
+    assert family("gemv<long, long, float>") == family("gemv<int, int, float>") == "gemv"
+    assert family("nvjet_sm90_tst_224x64_64x5_2x1_v_bz_NNN") == family("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_NNT")
 
 
 def test_a_profile_without_kernels_is_carried_by_bucket_ratios_as_before():

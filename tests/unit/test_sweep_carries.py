@@ -91,3 +91,16 @@ def test_a_replay_s_idle_time_is_not_the_cost_of_its_few_launches():
 
     assert len(removed) == 1 and removed[0] is not None
     assert removed[0].likely == pytest.approx(1 - (3 / 615) / (549 / 549), abs=1e-4)
+
+
+@pytest.mark.parametrize("traced, target", [("8", "64"), ("64", "8")])
+def test_cudnn_attention_on_the_graph_path_drops_math_attention_s_gemv_whatever_its_index_width(traced, target):
+    """Two runs of one script (tests/data/graphs and graphs_no_cudnn): math attention's matrix-vector products are
+    cuBLAS's gemv over int indices at batch 8 and over long ones at 64. Carried from either batch, the cuDNN prototype
+    drops the other batch's gemv whole and keeps its weight GEMMs, so the carry lands within 3% of the GPU time the
+    two graph paths' traces differ by there."""
+    before, after = imported("graphs_no_cudnn", "graphs", traced)[0], imported("graphs", "graphs", traced)[0]
+    measured, other = regime("graphs_no_cudnn", "graphs", traced), regime("graphs_no_cudnn", "graphs", target)
+    carried = carried_gpu_ms(before, after, measured, other)
+    there = gpu_with_gaps_ms("graphs", "graphs", target) - gpu_with_gaps_ms("graphs_no_cudnn", "graphs", target)
+    assert carried is not None and carried == pytest.approx(there, rel=0.03)

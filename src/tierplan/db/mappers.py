@@ -93,7 +93,7 @@ def to_core_profile(profile_row, shares, kernels=()) -> core.Profile | None:
     if p.gpu_items and p.host_launches is not None and p.step_ms and p.gpu_gap_us is not None:
         launches = core.LaunchProfile(gpu_items=p.gpu_items, host_launches=p.host_launches, step_ms=p.step_ms,
                                       gpu_gap_us=p.gpu_gap_us, host_fixed_ms=p.host_fixed_ms,
-                                      gap_measured=p.gap_measured)
+                                      gap_measured=p.gap_measured, host_busy_ms=p.host_busy_ms)
     profile = core.Profile.of({s.bucket: s.share for s in shares}, launches)
     if not kernels:
         return profile

@@ -77,11 +77,16 @@ def _mean_steps(mine: StepStats | None, ranks: int, other: StepStats | None) -> 
         return mine if other is None else other
     def mean(a, b):
         return (a * ranks + b) / (ranks + 1)
-    gap = other.gpu_gap_us if mine.gpu_gap_us is None else (
-        mine.gpu_gap_us if other.gpu_gap_us is None else mean(mine.gpu_gap_us, other.gpu_gap_us))
+    gap = _mean_known(mine.gpu_gap_us, other.gpu_gap_us, mean)
     return replace(
         mine, decode_steps=min(mine.decode_steps, other.decode_steps), busy_ms=mean(mine.busy_ms, other.busy_ms),
         trace_idle_ms=mean(mine.trace_idle_ms, other.trace_idle_ms), gpu_items=mean(mine.gpu_items, other.gpu_items),
         host_launches=mean(mine.host_launches, other.host_launches), gpu_gap_us=gap,
+        host_busy_ms=_mean_known(mine.host_busy_ms, other.host_busy_ms, mean),
         notes=mine.notes + [n for n in other.notes if n not in mine.notes],
     )
+
+
+def _mean_known(mine: float | None, other: float | None, mean) -> float | None:
+    """The mean where both files measured it, else the one that did."""
+    return other if mine is None else (mine if other is None else mean(mine, other))

@@ -24,7 +24,8 @@ Per decode step: GPU busy time (sum of kernel, memcpy and memset durations), GPU
 trace (span of the step's GPU work minus busy; a profiler inflates host time, so this is not the
 unprofiled idle time), GPU work items and host launch calls (a graph replay is one launch for many
 items), and, where the GPU ran items back to back (queued behind each other, as in a graph replay),
-the median gap between them: the GPU's own per-launch cost.
+the median gap between them: the GPU's own per-launch cost; and the launching thread's own time, apart from
+waiting for the GPU (trace_host.py), which a GPU-bound step hides.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tierplan.importers.trace_events import TraceColumns
+from tierplan.importers.trace_host import host_busy_ms
 from tierplan.importers.trace_tags import TopLevel, attention_tags, router_tags, tags_of, top_level
 
 LAUNCH_WORDS = ("Launch", "Memcpy", "Memset")
@@ -75,8 +77,20 @@ class StepStats:
     gpu_items: float
     host_launches: float
     gpu_gap_us: float | None  # measured between back-to-back items, when enough queued
+    host_busy_ms: float | None = None  # the launching thread's time outside waits for the GPU (trace_host.py)
     passes: list[PassInfo] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Passes:
+    """Where the passes are: each GPU item's pass index (-1 before the first), how they were found, and each pass's
+    start and end on the host (an end NaN where the trace does not say)."""
+
+    pass_of: np.ndarray
+    method: str
+    starts: np.ndarray
+    ends: np.ndarray
 
 
 @dataclass
@@ -93,23 +107,26 @@ def analyse(columns: TraceColumns, exclude_first: int = 0, steps_hint: int | Non
     gpu = _gpu_arrays(columns)
     launch_ts, launch_tid, launch_key, is_graph = _launches_of(columns, gpu["corr"])
     tops = top_level(columns)
-    pass_of, method = _passes(columns, tops, launch_ts, launch_tid, is_graph, steps_hint)
+    passes = _passes(columns, tops, launch_ts, launch_tid, is_graph, steps_hint)
     tags = tags_of(router_tags(columns, tops, launch_ts, launch_tid), attention_tags(columns, launch_ts, launch_tid))
     all_us = float(gpu["dur"].sum())
-    if pass_of is None:
+    if passes is None:
         return TraceAnalysis(_kernels(names, gpu, np.ones(len(gpu["ts"]), bool), tags), None, all_us)
+    pass_of = passes.pass_of
     infos = _pass_infos(names, gpu, pass_of, launch_key, exclude_first)
-    decode = np.isin(pass_of, [p.number - 1 for p in infos if p.role in ("decode", "undecided")])
+    decode_passes = [p.number - 1 for p in infos if p.role in ("decode", "undecided")]
+    decode = np.isin(pass_of, decode_passes)
     counted = [p for p in infos if p.role in ("decode", "undecided")]
     n = len(counted)
     stats = StepStats(
         decode_steps=n,
-        method=method,
+        method=passes.method,
         busy_ms=sum(p.busy_us for p in counted) / n / 1000,
         trace_idle_ms=sum(max(p.span_us - p.busy_us, 0.0) for p in counted) / n / 1000,
         gpu_items=sum(p.items for p in counted) / n,
         host_launches=sum(p.host_launches for p in counted) / n,
         gpu_gap_us=_queued_gap_us(columns, gpu, decode, launch_key),
+        host_busy_ms=host_busy_ms(columns, passes.starts, passes.ends, decode_passes, _main_thread(launch_tid)),
         passes=infos,
         notes=_notes(infos, exclude_first),
     )
@@ -151,16 +168,20 @@ def _launches_of(columns: TraceColumns, gpu_corr: np.ndarray):
     return launch_ts, launch_tid, launch_key, is_graph
 
 
-def _passes(columns, tops: TopLevel, launch_ts, launch_tid, is_graph, steps_hint: int | None = None):
-    """Pass index of every GPU item and how the passes were found; (None, "") when none were."""
+def _passes(columns, tops: TopLevel, launch_ts, launch_tid, is_graph, steps_hint: int | None = None
+            ) -> Passes | None:
+    """Pass index of every GPU item, how the passes were found, and their bounds; None when none were."""
     names = columns.names.values
     steps = [i for i, n in enumerate(names) if n.startswith("ProfilerStep#")]
     if steps:
         host_name = np.frombuffer(columns.host_name, dtype=np.int64)
         chosen = np.isin(host_name, steps)
-        starts = np.sort(np.frombuffer(columns.host_ts, dtype=np.float64)[chosen])
+        host_ts = np.frombuffer(columns.host_ts, dtype=np.float64)[chosen]
+        order = np.argsort(host_ts, kind="stable")
+        starts = host_ts[order]
         if len(starts) >= 1:
-            return _assign(launch_ts, starts), f"{len(starts)} ProfilerStep markers"
+            ends = starts + np.frombuffer(columns.host_dur, dtype=np.float64)[chosen][order]
+            return Passes(_assign(launch_ts, starts), f"{len(starts)} ProfilerStep markers", starts, ends)
     main = _main_thread(launch_tid)
     if main is not None and main in tops.ts:
         host_tid = np.frombuffer(columns.host_tid, dtype=np.int64)
@@ -170,12 +191,19 @@ def _passes(columns, tops: TopLevel, launch_ts, launch_tid, is_graph, steps_hint
         found = _marker(spans, launch_ts[launch_tid == main], names, _sync_times(columns, main), steps_hint)
         if found is not None:
             name, starts = found
-            return _assign(launch_ts, starts), f"{name} at the start of each pass ({len(starts)} found)"
+            return Passes(_assign(launch_ts, starts), f"{name} at the start of each pass ({len(starts)} found)",
+                          starts, _next_starts(starts))
     if is_graph.mean() >= 0.8:
         graph_ts = np.unique(launch_ts[is_graph])
         if len(graph_ts) >= 2:
-            return _assign(launch_ts, graph_ts), f"one cudaGraphLaunch a pass ({len(graph_ts)} replays)"
-    return None, ""
+            return Passes(_assign(launch_ts, graph_ts), f"one cudaGraphLaunch a pass ({len(graph_ts)} replays)",
+                          graph_ts, _next_starts(graph_ts))
+    return None
+
+
+def _next_starts(starts: np.ndarray) -> np.ndarray:
+    """Each pass ends where the next starts; the last one's end is unknown (NaN)."""
+    return np.append(np.sort(starts)[1:], np.nan)
 
 
 def _sync_times(columns, thread: int) -> np.ndarray:

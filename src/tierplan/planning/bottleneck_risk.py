@@ -51,7 +51,7 @@ def binding(state: StepState) -> Any:
     """Per sample: whether the host side binds the step (None without a launch model)."""
     if state.launch is None:
         return None
-    return np.asarray(state.launch.host()) >= np.asarray(state.gpu() + state.launch.gpu_items * state.launch.gap)
+    return np.asarray(state.launch.host()) >= np.asarray(state.launch.gpu_side(state.gpu()))
 
 
 def moved(before: Any, after: Any) -> Any:

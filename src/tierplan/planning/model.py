@@ -118,9 +118,13 @@ class LaunchProfile:
     gpu_gap_us: float  # GPU time before each item (measured between queued items, else a prior)
     host_fixed_ms: float = 0.0  # host time a step that is not per launch (sampling, scheduling)
     gap_measured: bool = False
+    # the launching thread's time a step apart from waits for the GPU, where a trace measured it (profiler-inflated)
+    host_busy_ms: float | None = None
 
     def __post_init__(self) -> None:
-        values = (self.gpu_items, self.host_launches, self.step_ms, self.gpu_gap_us, self.host_fixed_ms)
+        values = [self.gpu_items, self.host_launches, self.step_ms, self.gpu_gap_us, self.host_fixed_ms]
+        if self.host_busy_ms is not None:
+            values.append(self.host_busy_ms)
         if not all(math.isfinite(v) and v >= 0 for v in values) or self.step_ms <= 0:
             raise PlanningError("launch counts and times must be finite and >= 0, the step time > 0")
 

@@ -147,20 +147,39 @@ def _there(k0: Kernels, k1: Kernels, own: Kernels, where0: dict[str, str], where
             dropped[where0[name]] += own[name][0]
         elif k0[name][0] > 0:
             changed += _kept_ms(k0[name], k1[name], own[name], kept_latency_us) - own[name][0]
-    unnamed: dict[str, float] = defaultdict(float)
+    missing = {name for name in k0 if name not in own}
+    unnamed: dict[tuple[str, str], float] = defaultdict(float)  # by bucket and family, or bucket alone ("")
+    families = {family(name) for name in missing}
     for name in own.keys() - k0.keys() - k1.keys():
-        unnamed[where_own[name]] += own[name][0]
-    for bucket, ms in unnamed.items():
-        missing = [name for name in k0 if where0[name] == bucket and name not in own]
-        kept_ms = sum(k0[name][0] for name in missing if name in k1)
-        gone_ms = sum(k0[name][0] for name in missing if name not in k1)
+        unnamed[where_own[name], family(name) if family(name) in families else ""] += own[name][0]
+    for (bucket, kind), ms in sorted(unnamed.items(), key=lambda item: item[0][1] == ""):
+        standing = [name for name in missing if where0[name] == bucket and (family(name) == kind or not kind)]
+        kept_ms = sum(k0[name][0] for name in standing if name in k1)
+        gone_ms = sum(k0[name][0] for name in standing if name not in k1)
+        if kind:  # a family's kernels stand for its own only
+            missing -= set(standing)
         if kept_ms + gone_ms <= 0:
             continue
         dropped[bucket] += ms * gone_ms / (kept_ms + gone_ms)
         if kept_ms > 0:
-            ratio = sum(k1[name][0] for name in missing if name in k1) / kept_ms
+            ratio = sum(k1[name][0] for name in standing if name in k1) / kept_ms
             changed += ms * kept_ms / (kept_ms + gone_ms) * (ratio - 1)
     return dropped, changed
+
+
+def family(name: str) -> str:
+    """A kernel's name without its template arguments and parameters, up to its first number: the one template
+    instantiated for other index widths (cuBLAS's gemv over int indices at batch 8 and long ones at 64), or one
+    library's kernels tuned for other shapes (cuBLAS's nvjet GEMMs, whose tiles and layouts follow the batch)."""
+    depth, out = 0, []
+    for char in name:
+        if char in "<(":
+            depth += 1
+        elif char in ">)":
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            out.append(char)
+    return re.split(r"\d", "".join(out), maxsplit=1)[0].strip()
 
 
 def carried_gpu_ms(before: Profile, after: Profile, measured: Regime, regime: Regime,

@@ -9,12 +9,16 @@ samples. Two shapes of profile:
   plus a fixed `h`, while the GPU runs its buckets' busy time `G` and pays a gap `r` before each
   of its `N` work items. Host issue overlaps GPU work, so
 
-      step = max(L c + h, G + N r)
+      step = max(L c + h, G + N r + p)
 
   A host-bound step (an eager decode at batch 1) does not get faster when a kernel does; removing
   launch cost (CUDA graphs) or launches (a fused path) does, until the GPU side binds. `c` is
   found from the measured step: when the GPU side leaves idle time, the host is what the step
-  waits for, so L c + h = step. When it does not, the step is GPU-bound and `c` is a prior.
+  waits for, so L c + h = step. When it does not, the step is GPU-bound: `c` is the host time its trace
+  measured apart from waits for the GPU, over its launches (importers/trace_host.py), else a prior. Idle GPU
+  time the measured gaps do not account for is, for the items a replay queued (1 - L / N of them), `p`: a pause a
+  step (the sampled token read back, the next replay launched) that no change to the GPU work moves; for the items
+  each launched by a call of its own, and where the gap was not measured, it is more gap before each item.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ HOST_COST_PRIOR_US = 5.0  # per launch, when a GPU-bound trace cannot show it (a
 # launch): NVIDIA's "Getting Started with CUDA Graphs" measures about 0.5 us a kernel left with graphs (3.4 us
 # against 2.9 us of kernel); the shared H200 graph replays show 0.42 us between queued kernels.
 GPU_GAP_PRIOR_US = 0.5
+HOST_SLACK = 1e-9  # a step whose host or GPU side is this share short of it is not bound by that side
 
 
 Value = Any  # a float (a point) or a numpy array (samples)
@@ -51,9 +56,14 @@ class LaunchState:
     host_fixed: Any  # h: host time a step that is not per launch (relative)
     gap: Any  # r: GPU time the GPU itself spends before each item (relative)
     host_factor: Any = 1.0  # share of the per-launch host cost left (CUDA graphs lower it)
+    pause: Any = 0.0  # p: GPU idle time a step that is neither work nor a gap before an item (relative)
 
     def host(self) -> Value:
         return self.host_launches * self.host_cost * self.host_factor + self.host_fixed
+
+    def gpu_side(self, busy: Value) -> Value:
+        """The GPU side of the step around `busy` GPU time: a gap before each item and the pause."""
+        return busy + self.gpu_items * self.gap + self.pause
 
 
 @dataclass
@@ -73,7 +83,7 @@ class StepState:
         """The step time (relative to the baseline step)."""
         if self.launch is None:
             return self.gpu()
-        return maximum(self.launch.host(), self.gpu() + self.launch.gpu_items * self.launch.gap)
+        return maximum(self.launch.host(), self.launch.gpu_side(self.gpu()))
 
     def per_token(self) -> Value:
         return self.step() / self.tokens
@@ -98,7 +108,7 @@ class StepState:
         if self.launch is not None:
             la = self.launch
             launch = LaunchState(full(la.gpu_items), full(la.host_launches), full(la.host_cost),
-                                 full(la.host_fixed), full(la.gap), full(la.host_factor))
+                                 full(la.host_fixed), full(la.gap), full(la.host_factor), full(la.pause))
         return StepState({b: full(t) for b, t in self.buckets.items()}, launch, full(self.tokens), self.verify_tokens)
 
 
@@ -115,17 +125,49 @@ def start_state(profile: Profile | None) -> StepState:
     step_us = launches.step_ms * 1000
     gap = launches.gpu_gap_us / step_us
     fixed = launches.host_fixed_ms * 1000 / step_us
-    notes = []
-    if gpu + launches.gpu_items * gap < 1 - 1e-9:
+    notes, pause = [], 0.0
+    if host_bound(profile):
         if fixed >= 1:
             raise PlanningError("the fixed host time a step is longer than the step itself")
         cost = (1 - fixed) / max(launches.host_launches, 1e-9)  # the step waits for the host
     else:
-        gap = max(1 - gpu, 0.0) / launches.gpu_items  # GPU-bound: the gaps are what idle time there is
-        cost = min(HOST_COST_PRIOR_US / step_us, (1 - fixed) / max(launches.host_launches, 1e-9))
-        notes.append(f"the step is GPU-bound: per-launch host cost taken as {HOST_COST_PRIOR_US:g} µs (assumed)")
-    launch = LaunchState(launches.gpu_items, launches.host_launches, cost, fixed, gap)
+        idle = 1 - gpu - launches.gpu_items * gap
+        if idle > 0 and launches.gap_measured:
+            # items queued in a replay, not each behind a call of its own: their idle time is a pause between steps
+            # (the token read back, the next replay launched); the rest waits on launches, a gap before each item
+            queued = min(max(1 - launches.host_launches / launches.gpu_items, 0.0), 1.0)
+            pause = idle * queued
+            gap += idle * (1 - queued) / launches.gpu_items
+        else:  # GPU-bound: the gaps are what idle time there is
+            gap = max(1 - gpu, 0.0) / launches.gpu_items
+        most = (1 - fixed) / max(launches.host_launches, 1e-9)
+        if launches.host_busy_ms is None:
+            cost = min(HOST_COST_PRIOR_US / step_us, most)
+            notes.append(f"the step is GPU-bound: per-launch host cost taken as {HOST_COST_PRIOR_US:g} µs (assumed)")
+        else:  # the host time its trace measured apart from waits: the profiler slows the host, so at most this
+            cost = min(max(launches.host_busy_ms * 1000 / step_us - fixed, 0.0) / max(launches.host_launches, 1e-9),
+                       most)
+            notes.append(f"the step is GPU-bound: per-launch host cost {cost * step_us:.3g} µs, from its trace's "
+                         f"host time of {launches.host_busy_ms:.3g} ms a step apart from waits (measured; the "
+                         "profiler slows the host, so it may read high)")
+    launch = LaunchState(launches.gpu_items, launches.host_launches, cost, fixed, gap, pause=pause)
     return StepState(busy, launch, notes=notes)
+
+
+def host_bound(profile: Profile, slack: float = HOST_SLACK) -> bool:
+    """Whether a traced step waits for its host. Where its trace measured the host's own time (apart from waits for
+    the GPU), the step does when that time is no shorter than the step: the profiler slows the host, so a shorter
+    one is shorter still unprofiled, and the GPU's idle time then is what the step pays between its work (the
+    sampled token read back, the next replay launched), not a host that binds (tests/data/graphs' graph path at batch
+    8: 1.0 ms of host time in a 3.0 ms step, 2.8 ms of it GPU work and gaps). Else it does when its GPU side (busy
+    time and a gap an item) leaves idle time. A side `slack` of the step short of it does not bind."""
+    launches = profile.launches
+    if launches is None or launches.gpu_items <= 0 or launches.host_launches <= 0:
+        return False
+    if launches.host_busy_ms is not None and launches.host_busy_ms < launches.step_ms * (1 - slack):
+        return False
+    gpu = sum(s for b, s in profile.shares if b != HOST_BUCKET)
+    return gpu + launches.gpu_items * launches.gpu_gap_us / (launches.step_ms * 1000) < 1 - slack
 
 
 def host_cost_us(profile: Profile | None) -> float | None:
@@ -136,5 +178,5 @@ def host_cost_us(profile: Profile | None) -> float | None:
     return float(state.launch.host_cost) * profile.launches.step_ms * 1000
 
 
-__all__ = ["HOST_BUCKET", "OTHER_BUCKET", "UNPROFILED_BUCKET", "LaunchState", "StepState", "host_cost_us",
-           "start_state"]
+__all__ = ["HOST_BUCKET", "OTHER_BUCKET", "UNPROFILED_BUCKET", "LaunchState", "StepState", "host_bound",
+           "host_cost_us", "start_state"]

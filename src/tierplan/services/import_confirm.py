@@ -197,7 +197,8 @@ def _write_profile(session: Session, preview: Preview, record: ImportRecord, reg
         source=f"import of {', '.join(f.name for f in preview.files)}: {preview.how}"[:300],
         step_ms=draft.step_ms if draft.gpu_items else None, gpu_items=draft.gpu_items,
         host_launches=draft.host_launches, gpu_gap_us=draft.gpu_gap_us, gap_measured=draft.gap_measured,
-        gpu_busy_ms=draft.gpu_busy_ms, trace_idle_ms=draft.trace_idle_ms, steps=draft.steps,
+        gpu_busy_ms=draft.gpu_busy_ms, trace_idle_ms=draft.trace_idle_ms, host_busy_ms=draft.host_busy_ms,
+        steps=draft.steps,
         passes=draft.passes_text(), device=", ".join(draft.devices)[:200],
     )
     session.add(profile)

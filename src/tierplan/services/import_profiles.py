@@ -41,6 +41,7 @@ class ProfileDraft:
     gap_measured: bool = False
     gpu_busy_ms: float | None = None
     trace_idle_ms: float | None = None
+    host_busy_ms: float | None = None
     steps: int | None = None
     passes: list[dict] = field(default_factory=list)  # one a forward pass: number, role, items, launches, busy
     pass_method: str = ""
@@ -175,6 +176,7 @@ def _add_steps(draft: ProfileDraft, summary: KernelSummary, stats: Any, step_ms:
     draft.gpu_gap_us = stats.gpu_gap_us if stats.gpu_gap_us is not None else GPU_GAP_PRIOR_US
     draft.gap_measured = stats.gpu_gap_us is not None
     draft.gpu_busy_ms, draft.trace_idle_ms = stats.busy_ms, stats.trace_idle_ms
+    draft.host_busy_ms = stats.host_busy_ms
     draft.steps = stats.decode_steps
     draft.pass_method, draft.pass_notes = stats.method, list(stats.notes)
     draft.passes = [

@@ -72,9 +72,13 @@ def launch_text(core_regime: Regime) -> str:
     host = float(state.launch.host()) if state.launch is not None else 0.0
     bound = "host-bound" if host >= float(state.step()) - 1e-9 else "GPU-bound"
     gap = f"{fmt.plain(launches.gpu_gap_us)} µs ({'measured' if launches.gap_measured else 'assumed'})"
+    cost = f"host {fmt.plain(need(host_cost_us(profile), 'host cost'))} µs a launch"
+    if bound == "GPU-bound":
+        cost += (f" (its trace's host time, {fmt.number(launches.host_busy_ms, 'ms')} a step apart from waits for the GPU)"
+                 if launches.host_busy_ms is not None else " (assumed: the step hides it)")
     return (f"{fmt.plain(launches.host_launches)} launch calls and {fmt.plain(launches.gpu_items)} GPU work items a "
-            f"step of {fmt.plain(launches.step_ms)} ms; host {fmt.plain(need(host_cost_us(profile), 'host cost'))} µs a launch, "
-            f"GPU gap {gap} an item, fixed host time {fmt.number(launches.host_fixed_ms, 'ms')}: {bound}")
+            f"step of {fmt.plain(launches.step_ms)} ms; {cost}, GPU gap {gap} an item, fixed host time "
+            f"{fmt.number(launches.host_fixed_ms, 'ms')}: {bound}")
 
 
 def effect_text(effect: Effect, regime_names: Sequence[str], analysis: Analysis | None = None) -> str:
