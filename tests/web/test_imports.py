@@ -183,6 +183,19 @@ def test_a_trace_becomes_the_decode_profile_with_the_idle_share(client, app, dem
     assert "689 launch calls and 689 GPU work items a step of 11.44 ms" in regime
 
 
+def test_a_graph_replay_s_trace_gives_the_host_time_its_step_hides(client, app, demo_id):
+    """tests/data/graphs' graph path at batch 8: 3 launch calls a step, the host 26% of the traced step apart from
+    waits for the GPU; stored as that share of the measured step, the regime's step is GPU-bound."""
+    preview = upload(client, demo_id, DATA / "graphs" / "trace_graphs_b8.json.gz", regime="batch 1", step_ms="2.9973")
+    text = re.sub(r"<[^>]+>", "", html.unescape(preview.text))
+    assert "3 launch calls for 320 GPU work items; host time apart from waits for the GPU 26% of the traced step " \
+           "(0.769 ms of the measured one), what a GPU-bound step hides" in text
+    confirm(client, demo_id, token_of(preview.text))
+    regime = re.sub(r"<[^>]+>", "", html.unescape(client.get(f"/campaigns/{demo_id}/regimes/1").text))
+    assert "3 launch calls and 320 GPU work items a step of 2.997 ms; host 256.4 µs a launch (its trace's host " \
+           "time, 0.769 ms a step apart from waits for the GPU)" in regime and ": GPU-bound" in regime
+
+
 def test_the_console_block_can_be_pasted(client, app, demo_id):
     pasted = (DATA / "vllm" / "bench_serve_c4.console.txt").read_text()  # as vllm bench serve printed it
     preview = upload(client, demo_id, regime="concurrency 16", pasted=pasted)

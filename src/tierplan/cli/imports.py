@@ -204,6 +204,7 @@ def _print_profile(preview: Preview) -> None:
     if draft is not None and draft.passes:
         out.print(f"  {draft.steps} decode steps ({draft.pass_method}): GPU busy {draft.gpu_busy_ms:.3f} ms, "
                   f"{draft.host_launches:.0f} launch calls, {draft.gpu_items:.0f} GPU items a step"
-                  + (f", host {draft.host_busy_ms:.3g} ms apart from waits" if draft.host_busy_ms is not None else ""))
+                  + (f", host {draft.host_share * 100:.0f}% of the traced step apart from waits for the GPU"
+                     if draft.host_share is not None else ""))
         for note in draft.pass_notes:
             out.print(f"  note: {note}")

@@ -82,7 +82,7 @@ def _mean_steps(mine: StepStats | None, ranks: int, other: StepStats | None) -> 
         mine, decode_steps=min(mine.decode_steps, other.decode_steps), busy_ms=mean(mine.busy_ms, other.busy_ms),
         trace_idle_ms=mean(mine.trace_idle_ms, other.trace_idle_ms), gpu_items=mean(mine.gpu_items, other.gpu_items),
         host_launches=mean(mine.host_launches, other.host_launches), gpu_gap_us=gap,
-        host_busy_ms=_mean_known(mine.host_busy_ms, other.host_busy_ms, mean),
+        host_share=_mean_known(mine.host_share, other.host_share, mean),
         notes=mine.notes + [n for n in other.notes if n not in mine.notes],
     )
 

@@ -6,9 +6,10 @@ event) and copies read back to the host (a sampled token read back blocks until 
 
 In a host-bound step it is the step. In a GPU-bound one it is the host cost the step hides, which the measured step
 cannot show: a graph replay's Python and launch call, the 127 copies a compiled path issues beside its replay
-(tests/data/graphs_hf: 6.4 ms a step at batch 64, the median of six steps of 42 ms in the trace). The profiler slows
-the host, so the figure reads high; the planner compares it with another trace's host time, where that cancels, or
-takes it as an upper bound. The median over the steps: the first after the profiler starts runs long.
+(tests/data/graphs_hf: 15% of each 42 ms step in the trace at batch 64). It is kept as a share of the traced step,
+so that the profiler's slowing (the host's more than the GPU's) does not make it longer than the step measured
+without it, and the import takes that share of the measured step. The median over the steps: the first after the
+profiler starts runs long.
 """
 
 from __future__ import annotations
@@ -21,22 +22,23 @@ WAIT_WORD = "Synchronize"  # cudaStreamSynchronize, cudaDeviceSynchronize, cudaE
 READ_BACK_WORD = "DtoH"  # a GPU memcpy named "Memcpy DtoH (Device -> Pinned)": its call waits for the stream
 
 
-def host_busy_ms(columns: TraceColumns, starts: np.ndarray, ends: np.ndarray, passes: list[int],
-                 thread: int | None) -> float | None:
-    """The median host time (ms) of the given passes (indices into `starts`/`ends`, a pass's end NaN where the trace
-    does not say) on `thread`; None where no such pass has an end or no thread launched the work."""
+def host_share(columns: TraceColumns, starts: np.ndarray, ends: np.ndarray, passes: list[int],
+               thread: int | None) -> float | None:
+    """The median share of the given passes' spans (indices into `starts`/`ends`, a pass's end NaN where the trace
+    does not say) that `thread` spent apart from waits for the GPU; None where no such pass has an end or no thread
+    launched the work."""
     if thread is None:
         return None
     known = [p for p in passes if 0 <= p < len(starts) and np.isfinite(ends[p]) and ends[p] > starts[p]]
     if not known:
         return None
     wait_start, wait_end = _waits(columns, thread)
-    busy = []
+    shares = []
     for p in known:
         start, end = float(starts[p]), float(ends[p])
         inside = np.clip(np.minimum(wait_end, end) - np.maximum(wait_start, start), 0.0, None).sum()
-        busy.append(max(end - start - float(inside), 0.0))
-    return float(np.median(busy)) / 1000
+        shares.append(min(max(1 - float(inside) / (end - start), 0.0), 1.0))
+    return float(np.median(shares))
 
 
 def _waits(columns: TraceColumns, thread: int) -> tuple[np.ndarray, np.ndarray]:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tierplan.importers.trace_events import TraceColumns
-from tierplan.importers.trace_host import host_busy_ms
+from tierplan.importers.trace_host import host_share
 from tierplan.importers.trace_tags import TopLevel, attention_tags, router_tags, tags_of, top_level
 
 LAUNCH_WORDS = ("Launch", "Memcpy", "Memset")
@@ -77,7 +77,7 @@ class StepStats:
     gpu_items: float
     host_launches: float
     gpu_gap_us: float | None  # measured between back-to-back items, when enough queued
-    host_busy_ms: float | None = None  # the launching thread's time outside waits for the GPU (trace_host.py)
+    host_share: float | None = None  # of a step's span, the launching thread's time apart from waits (trace_host.py)
     passes: list[PassInfo] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -126,7 +126,7 @@ def analyse(columns: TraceColumns, exclude_first: int = 0, steps_hint: int | Non
         gpu_items=sum(p.items for p in counted) / n,
         host_launches=sum(p.host_launches for p in counted) / n,
         gpu_gap_us=_queued_gap_us(columns, gpu, decode, launch_key),
-        host_busy_ms=host_busy_ms(columns, passes.starts, passes.ends, decode_passes, _main_thread(launch_tid)),
+        host_share=host_share(columns, passes.starts, passes.ends, decode_passes, _main_thread(launch_tid)),
         passes=infos,
         notes=_notes(infos, exclude_first),
     )

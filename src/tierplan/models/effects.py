@@ -134,7 +134,7 @@ class ProfileFields(SQLModel):
     host_fixed_ms: float = 0.0  # host time a step that is not per launch (assumed)
     gpu_busy_ms: float | None = None  # a decode step's GPU time in the trace
     trace_idle_ms: float | None = None  # a decode step's GPU idle time in the trace (profiler-inflated)
-    host_busy_ms: float | None = None  # a decode step's host time in the trace, apart from waits (profiler-inflated)
+    host_busy_ms: float | None = None  # a decode step's host time apart from waits: its share of the trace's step
     steps: int | None = None  # decode steps counted
     passes: str = ""  # how the trace was split, and what was left out
     device: str = SQLField(default="", max_length=200)

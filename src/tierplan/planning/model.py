@@ -118,7 +118,8 @@ class LaunchProfile:
     gpu_gap_us: float  # GPU time before each item (measured between queued items, else a prior)
     host_fixed_ms: float = 0.0  # host time a step that is not per launch (sampling, scheduling)
     gap_measured: bool = False
-    # the launching thread's time a step apart from waits for the GPU, where a trace measured it (profiler-inflated)
+    # the launching thread's time a step apart from waits for the GPU, where a trace measured it (its share of the
+    # traced step, of the step measured)
     host_busy_ms: float | None = None
 
     def __post_init__(self) -> None:

@@ -164,13 +164,13 @@ def _around_parts(parts: Sequence[float], spread: float) -> ThreePoint:
 
 def _host_share_removed(before: Profile, after: Profile) -> float:
     """The share of the per-launch host cost the prototype removed: its launch calls an item over the baseline's,
-    times what a launch costs in its trace over the baseline's: both traces' host time a step apart from waits (the
-    profiler's slowing cancels), or, where one did not measure it and both steps are host-bound, their measured
-    steps. A GPU-bound prototype hides its host cost from its step, not from its trace: the 129 calls a step of
-    tests/data/graphs_hf's compiled path take 6.4 ms of host time at batch 64, 49 us a call against the eager path's
-    189. A launch's cost may fall, never rise: a graph replay's 3 calls a step beside a step of GPU time and a fixed
-    pause between replays are not 1.8 ms a call, and counted so, the host side carried from batch 64 to 8 made
-    tests/data/graphs_1b's graph path 91% long (3% with the cap)."""
+    times what a launch costs in its trace over the baseline's: both traces' host time a step apart from waits, or,
+    where one did not measure it and both steps are host-bound, their measured steps. A GPU-bound prototype hides its
+    host cost from its step, not from its trace: the 129 calls a step of tests/data/graphs_hf's compiled path take
+    6.0 ms of host time at batch 64, 46 us a call against the eager path's 157. A launch's cost may fall, never rise:
+    a graph replay's 3 calls a step beside a step of GPU time and a fixed pause between replays are not 1.8 ms a call,
+    and counted so, the host side carried from batch 64 to 8 made tests/data/graphs_1b's graph path 91% long (3% with
+    the cap)."""
     b0, b1 = before.launches, after.launches
     assert b0 is not None and b1 is not None
     per_item_before = b0.host_launches / max(b0.gpu_items, 1e-9)

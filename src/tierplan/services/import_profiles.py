@@ -41,7 +41,8 @@ class ProfileDraft:
     gap_measured: bool = False
     gpu_busy_ms: float | None = None
     trace_idle_ms: float | None = None
-    host_busy_ms: float | None = None
+    host_share: float | None = None  # of the traced step, the host's time apart from waits for the GPU
+    host_busy_ms: float | None = None  # that share of the measured step
     steps: int | None = None
     passes: list[dict] = field(default_factory=list)  # one a forward pass: number, role, items, launches, busy
     pass_method: str = ""
@@ -176,7 +177,9 @@ def _add_steps(draft: ProfileDraft, summary: KernelSummary, stats: Any, step_ms:
     draft.gpu_gap_us = stats.gpu_gap_us if stats.gpu_gap_us is not None else GPU_GAP_PRIOR_US
     draft.gap_measured = stats.gpu_gap_us is not None
     draft.gpu_busy_ms, draft.trace_idle_ms = stats.busy_ms, stats.trace_idle_ms
-    draft.host_busy_ms = stats.host_busy_ms
+    draft.host_share = stats.host_share
+    if stats.host_share is not None and step_ms is not None:  # the traced step's share, of the step measured
+        draft.host_busy_ms = stats.host_share * step_ms
     draft.steps = stats.decode_steps
     draft.pass_method, draft.pass_notes = stats.method, list(stats.notes)
     draft.passes = [

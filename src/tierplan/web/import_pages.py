@@ -107,7 +107,8 @@ def _steps_view(preview: Preview) -> dict | None:
         "busy": f"{draft.gpu_busy_ms:.3f} ms", "trace_idle": f"{draft.trace_idle_ms:.2f} ms", "idle": idle,
         "gpu_items": f"{draft.gpu_items:.0f}", "launches": f"{draft.host_launches:.0f}",
         "gap": f"{draft.gpu_gap_us:.2f} µs ({'measured between queued kernels' if draft.gap_measured else 'assumed: no kernel waited in a queue'})",  # noqa: E501
-        "host": f"{draft.host_busy_ms:.3g} ms" if draft.host_busy_ms is not None else "",
+        "host": "" if draft.host_share is None else (f"{draft.host_share * 100:.0f}% of the traced step" + (
+            f" ({draft.host_busy_ms:.3g} ms of the measured one)" if draft.host_busy_ms is not None else "")),
         "left_out": f"{draft.prefill_share * 100:.0f}%" if draft.prefill_share is not None else "",
         "steps": draft.steps,
     }

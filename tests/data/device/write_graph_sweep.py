@@ -2,7 +2,8 @@
 times across batch sizes for three implementation paths of one dense decoder, the same with 4 tokens a sequence in
 flight (a draft-and-verify step for 3 drafts), and torch.profiler traces of the eager and graph paths at batches 8
 and 64. Run there as `OUT=<folder> python3 tests/data/device/write_graph_sweep.py` (SWEEP_BATCHES, SWEEP_PATHS and
-SWEEP_VERIFY=0 narrow it: "8,64", "eager,graphs", no draft-and-verify steps; SWEEP_CONTEXT and SWEEP_MAX_LEN set
+SWEEP_VERIFY=0 narrow it: "8,64", "eager,graphs", no draft-and-verify steps; SWEEP_TRACED names the batches traced,
+"8,64" unless set; SWEEP_CONTEXT and SWEEP_MAX_LEN set
 the tokens of KV cache a sequence starts with and the static cache's positions; SWEEP_SHAPE=llama-3.2-1b gives the
 decoder the whole of Llama-3.2-1B's shape: 16 layers, hidden 2048, 32 query and 8 KV heads of 64, MLP width 8192).
 SWEEP_NO_CUDNN=1 keeps SDPA off its
@@ -44,7 +45,7 @@ BATCHES = tuple(int(b) for b in os.environ.get("SWEEP_BATCHES", "1,8,32,64").spl
 VERIFY_TOKENS = 4
 PATHS = tuple(os.environ.get("SWEEP_PATHS", "eager,static,graphs").split(","))
 LENGTHS = (1, VERIFY_TOKENS) if os.environ.get("SWEEP_VERIFY", "1") == "1" else (1,)
-TRACED = (8, 64)
+TRACED = tuple(int(b) for b in os.environ.get("SWEEP_TRACED", "8,64").split(","))
 NO_CUDNN = os.environ.get("SWEEP_NO_CUDNN", "0") == "1"
 BACKENDS = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]
 
