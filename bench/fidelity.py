@@ -134,6 +134,13 @@ def fit_case(case: dict) -> tuple[core.Regime, StepFloor, float]:
     return regime, StepFloor(gpu, model, c, case["context_tokens"]), c * tokens * 1000 / verify
 
 
+def unknowable(case: dict) -> bool:
+    """CUDA graphs entered as launch overhead removed with no GPU work stated: the GPU work the path adds (a static
+    cache, masks over it, padding) is unknowable before the work, so the band is what the case is judged by."""
+    kinds = {i["kind"] for i in case.get("interventions", ())}
+    return "launch_overhead" in kinds and "gpu_work" not in kinds and "prototype" not in case
+
+
 def replay(case: dict, samples: int, seed: int) -> dict:
     floors: tuple = ()
     if "prototype" in case or "benchmark_prototype" in case:
@@ -174,7 +181,8 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=20261202)
     args = parser.parse_args()
-    results = [replay(c, args.samples, args.seed) for c in json.loads(CASES.read_text())["cases"]]
+    cases = json.loads(CASES.read_text())["cases"]
+    results = [replay(c, args.samples, args.seed) for c in cases]
     for r in results:
         share = f", {r['band']}" if r["band"] else ""
         print(r["name"])
@@ -187,6 +195,10 @@ def main() -> None:
     within = sum(abs(r["error"]) <= 0.15 for r in results)
     inside = sum(r["inside"] for r in results)
     print(f"{within} of {len(results)} cases with P50 within 15%, {inside} of {len(results)} measured inside P10-P90")
+    holding = sum(r["inside"] and (abs(r["error"]) <= 0.15 or unknowable(c))
+                  for r, c in zip(results, cases, strict=True))
+    print(f"{holding} of {len(results)} hold: P50 within 15% and inside P10-P90, or inside alone where CUDA graphs are "
+          "entered with no GPU work stated (what the path adds is unknowable before the work)")
     if any(math.isnan(r["error"]) for r in results):
         raise SystemExit(1)
 

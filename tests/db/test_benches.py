@@ -15,9 +15,15 @@ def test_the_fidelity_bench_replays_every_case_and_the_prototypes_carried_land_i
     assert result.returncode == 0, result.stderr
     cases = json.loads((ROOT / "bench" / "fidelity_cases.json").read_text())["cases"]
     lines = result.stdout.splitlines()
-    assert [line for line in lines if not line.startswith(" ")][:-1] == [c["name"] for c in cases]
-    summary = re.fullmatch(r"(\d+) of (\d+) cases with P50 within 15%, (\d+) of (\d+) measured inside P10-P90", lines[-1])
+    assert [line for line in lines if not line.startswith(" ")][:-2] == [c["name"] for c in cases]
+    summary = re.fullmatch(r"(\d+) of (\d+) cases with P50 within 15%, (\d+) of (\d+) measured inside P10-P90", lines[-2])
     assert summary and summary.group(2) == summary.group(4) == str(len(cases))
+    # the rule: within 15% and inside, or inside alone for CUDA graphs entered with no GPU work stated
+    held = [c for c in cases if lines[lines.index(c["name"]) + 2].endswith("inside P10-P90") and (
+        abs(float(re.search(r"P50 off by ([+-][\d.]+)%", lines[lines.index(c["name"]) + 2]).group(1))) <= 15
+        or "launch_overhead" in (kinds := {i["kind"] for i in c.get("interventions", ())}) and "gpu_work" not in kinds
+        and "prototype" not in c)]
+    assert lines[-1].startswith(f"{len(held)} of {len(cases)} hold: ")
     # a prototype traced at batch 8 and carried to batch 64: within 15% of the measured step, inside its band, but
     # where the case states the limit that keeps it out (and the bench prints it under the case)
     for case in (c for c in cases if "prototype" in c and "limit" not in c):

@@ -10,6 +10,8 @@ from tierplan.planning.prototype import derive
 from tierplan.planning.prototype_kernels import (
     BUFFER_COPY,
     LATENCY_US,
+    REDUCTION,
+    REDUCTION_LATENCY,
     buffer_copies_ms,
     carried_gpu_ms,
     carried_parts_ms,
@@ -154,6 +156,22 @@ def test_a_renamed_kernel_stands_for_the_missing_kernels_of_its_own_family_first
     assert dropped == pytest.approx(-8.0) and changed == pytest.approx(0.0)
     assert family("gemv<long, long, float>") == family("gemv<int, int, float>") == "gemv"
     assert family("nvjet_sm90_tst_224x64_64x5_2x1_v_bz_NNN") == family("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_NNT")
+
+
+def test_a_new_reduction_waits_longer_on_its_launches_than_another_kernel():
+    """A reduction over the grid (the absolute maximum in front of an FP8 GEMM) waits on its blocks' partial results:
+    8 launches of 8 us (0.064 ms) at batch 8 are all latency at the carry's 10 us a launch, and stay 0.064 ms at 64;
+    named as an elementwise kernel, 2.5 us of each launch would grow 8-fold."""
+    after = traced(10.1, {"attention": {"sdpa": 1.0}, "elementwise": {"cat": 1.5, "add": 1.5},
+                          "dense_gemm": {"gemm": 5.0}, "other": {"void at::native::reduce_kernel<512, 1>": 0.064}})
+    plain = traced(10.1, {"attention": {"sdpa": 1.0}, "elementwise": {"cat": 1.5, "add": 1.5},
+                          "dense_gemm": {"gemm": 5.0}, "other": {"amax": 0.064}})
+    assert REDUCTION.search("void at::native::reduce_kernel<512, 1>") and REDUCTION.search("triton_red_fused_mean_0")
+    assert round(LATENCY_US * REDUCTION_LATENCY, 9) == 10.0
+    kept = carried_gpu_ms(BEFORE, BEFORE, MEASURED, OTHER)
+    assert carried_gpu_ms(BEFORE, after, MEASURED, OTHER) == pytest.approx(kept + 0.064)
+    assert carried_gpu_ms(BEFORE, plain, MEASURED, OTHER) == pytest.approx(
+        kept + 8 * LATENCY_US / 1000 + (0.064 - 8 * LATENCY_US / 1000) * 8)
 
 
 def test_a_profile_without_kernels_is_carried_by_bucket_ratios_as_before():

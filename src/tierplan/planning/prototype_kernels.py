@@ -24,7 +24,8 @@ tag aside), the kernels tell the three apart:
 - the rest of a new kernel is work added for the sequences in flight: each of its launches a step takes a latency
   however little it does, and the rest of its time grows with the regime's concurrency over the measured one's.
   Where the trace did not count its launches, all of its time grows. The band's ends take LATENCY_US_LOW and
-  LATENCY_US_HIGH a launch, the carry their geometric middle, LATENCY_US;
+  LATENCY_US_HIGH a launch, the carry their geometric middle, LATENCY_US; a reduction over the grid, which waits on
+  its blocks' partial results, REDUCTION_LATENCY times as much;
 - a device-to-device memcpy new in the prototype copies a whole buffer: the weights or a buffer of fixed size (the
   same at every batch), or a cache (it grows with the sequences in flight). A trace at one batch cannot tell which,
   so its time above the launch floor grows as the concurrency ratio to a power drawn on 0..1: BUFFER_EXPONENTS gives
@@ -56,6 +57,12 @@ TAG = re.compile(r"^\[[a-z]+\] ")  # a reader's tag for where a kernel was launc
 LATENCY_US_LOW = 3.0
 LATENCY_US_HIGH = 10.0
 LATENCY_US = (LATENCY_US_LOW * LATENCY_US_HIGH) ** 0.5
+# A reduction over the grid (ATen's reduce_kernel, Triton's red and per kernels) waits on its blocks' partial results:
+# its latency band is the band above times this (5.5-18 us, the carry 10 us). The two ATen reductions prototypes
+# added in the H100 sweeps did not grow with the batch (tests/data/fp8's absolute maximum, 8.3 us a launch at batch 8
+# and 6.2 at 64; tests/data/graphs_no_cudnn's, 10.7 and 11.4), nor did Inductor's RMSNorm reductions (2-3 us).
+REDUCTION_LATENCY = LATENCY_US_HIGH / LATENCY_US
+REDUCTION = re.compile(r"reduce_kernel|triton_(red|per)_", re.IGNORECASE)
 COPY_BUCKET = "memory_copy"
 REPLACING_BUCKETS = frozenset({"dense_gemm", "moe", "attention"})  # work fixed by the model's shapes
 BUFFER_COPY = re.compile(r"memcpy\W*(dtod|device.{0,4}to.{0,4}device)", re.IGNORECASE)  # torch's and Nsight's names
@@ -216,7 +223,8 @@ def carried_parts_ms(before: Profile, after: Profile, measured: Regime, regime: 
         share = min(1.0, replaced / new_ms[bucket]) if replaced > 0 else 0.0
         moved = share * ms * dropped_there[bucket] / replaced if replaced > 0 else 0.0
         growth = scale ** buffer_exponent if BUFFER_COPY.search(name) else scale
-        added += moved + grown_ms((1 - share) * ms, (1 - share) * calls, growth, latency_us)
+        latency = latency_us * REDUCTION_LATENCY if REDUCTION.search(name) else latency_us
+        added += moved + grown_ms((1 - share) * ms, (1 - share) * calls, growth, latency)
     b0, b1 = before.launches, after.launches
     own_launches = regime.profile.launches if regime.profile is not None else None
     assert b0 is not None and b1 is not None and own_launches is not None  # kernel_ms checked all three
