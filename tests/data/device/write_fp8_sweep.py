@@ -1,7 +1,8 @@
 """Writes the bf16-versus-FP8 sweep in tests/data/fp8/ on a GPU machine (the device tool): decode step times across
 batch sizes of write_graph_sweep.py's dense decoder on its CUDA-graph path, with its weight GEMMs in bf16 and in FP8,
 and torch.profiler traces of both. Run there as `OUT=<folder> python3 tests/data/device/write_fp8_sweep.py`
-(SWEEP_BATCHES and SWEEP_TRACED narrow it; SWEEP_CONTEXT and SWEEP_MAX_LEN as in write_graph_sweep.py).
+(SWEEP_BATCHES narrows it; SWEEP_TRACED, "1,8,32,64" say, names the batches both paths are traced at, else bf16 at 8,
+32 and 64 and FP8 at 8 and 64; SWEEP_CONTEXT, SWEEP_MAX_LEN and SWEEP_SHAPE as in write_graph_sweep.py).
 
 The FP8 path is the plainest one a team would prototype: each weight of the layers (qkv, o, gate_up, down) is
 quantised once to float8_e4m3fn with one scale a tensor; at every step each GEMM's input is quantised in front of it
@@ -24,7 +25,8 @@ from sweep_timing import measure
 
 OUT = os.environ["OUT"]
 BATCHES = tuple(int(b) for b in os.environ.get("SWEEP_BATCHES", "1,8,32,64").split(","))
-TRACED = {"bf16": (8, 32, 64), "fp8": (8, 64)}
+TRACED = ({path: tuple(int(b) for b in os.environ["SWEEP_TRACED"].split(",")) for path in ("bf16", "fp8")}
+          if "SWEEP_TRACED" in os.environ else {"bf16": (8, 32, 64), "fp8": (8, 64)})
 E4M3_MAX = 448.0
 ROWS = 16  # _scaled_mm's row multiple where the probe finds one needed
 
