@@ -9,11 +9,12 @@ import statistics
 
 import pytest
 
-from tests.sweep_traces import imported, raw_events, regime
+from tests.sweep_traces import imported, raw_events, regime, step_ms
 from tierplan.importers.torch_trace import parse_trace
-from tierplan.planning.model import EffectKind
-from tierplan.planning.prototype import derive
-from tierplan.planning.step import host_bound, start_state
+from tierplan.planning.model import Campaign, EffectKind, Intervention, Regime, ThreePoint, Tier
+from tierplan.planning.projection import project_regime
+from tierplan.planning.prototype import derive, replay_idle_ms
+from tierplan.planning.step import PAUSE_SHARE, host_bound, start_state
 
 
 def synthetic_trace(steps: int, wait_us: float, read_back_us: float) -> bytes:
@@ -103,8 +104,9 @@ def test_a_prototype_traced_gpu_bound_prices_its_launches_from_its_trace():
 
 def test_a_graph_replay_whose_host_time_is_a_quarter_of_its_step_gets_faster_with_its_kernels():
     """tests/data/graphs' graph path at batch 8: 26% of the traced step on the host, in a 3.0 ms step whose GPU work
-    and gaps leave 7% of it idle. Read as host-bound (what the idle GPU time alone says), no kernel made faster could shorten it;
-    the trace's host time says the idle time is a pause between replays, which stays, while the GPU work halves."""
+    and gaps leave 7% of it idle. Read as host-bound (what the idle GPU time alone says), no kernel made faster could
+    shorten it; the trace's host time says the idle time is the replay's (a pause, or nodes waiting on their
+    submission), which stays as the items do, while the GPU work halves."""
     profile, busy_ms, stats = imported("graphs", "graphs", "8")
     launches = profile.launches
     assert launches is not None and stats.host_share is not None
@@ -112,11 +114,59 @@ def test_a_graph_replay_whose_host_time_is_a_quarter_of_its_step_gets_faster_wit
     state = start_state(profile)
     assert state.launch is not None
     idle_ms = launches.step_ms * (1 - sum(state.buckets.values())) - launches.gpu_items * launches.gpu_gap_us / 1000
-    pause_ms = float(state.launch.pause) * launches.step_ms
+    replay_ms = float(state.launch.idle) * launches.step_ms
     queued = 1 - launches.host_launches / launches.gpu_items  # 3 calls for 320 items: all but 3 queued in a replay
-    assert pause_ms == pytest.approx(idle_ms * queued)
-    assert 0 < pause_ms < 0.1 * launches.step_ms
+    assert replay_ms == pytest.approx(idle_ms * queued) == pytest.approx(replay_idle_ms(profile))
+    assert 0 < replay_ms < 0.1 * launches.step_ms
     gemm_ms = state.buckets["dense_gemm"] * launches.step_ms
     faster = state.copy()
     faster.buckets["dense_gemm"] /= 2
     assert float(faster.step()) * launches.step_ms == pytest.approx(launches.step_ms - gemm_ms / 2)
+
+
+def test_a_replay_s_idle_time_is_half_a_pause_and_half_grown_with_its_items():
+    """Idle time beyond the gaps (here 0.1 of the step) is either a pause a step or nodes waiting on their submission;
+    the projection takes half of each, so twice the items add half of it again, and the band draws the share."""
+    profile, _, _ = imported("graphs", "graphs", "8")
+    state = start_state(profile)
+    assert state.launch is not None and state.launch.pause_share == PAUSE_SHARE == 0.5
+    idle = float(state.launch.idle)
+    more = state.copy()
+    assert more.launch is not None
+    more.launch.gpu_items = more.launch.gpu_items * 2
+    gaps = float(state.launch.gpu_items * state.launch.gap)
+    assert float(more.step()) == pytest.approx(1 + gaps + idle / 2)
+
+
+@pytest.mark.parametrize("traced, target", [("1", "8"), ("8", "1"), ("64", "1")])
+def test_an_fp8_prototype_s_idle_time_is_carried_as_half_its_change(traced, target):
+    """tests/data/fp8_1b_batches: the FP8 path's graph has 1144 nodes against the bf16 path's 632, and its replay idles
+    0.53 ms at batch 1 where bf16's idles none. At the regime it was traced at the change is the prototype's own; a
+    carried regime takes half of it, its band from none of it to all of it, widened by the larger idle of the two."""
+    before, after = imported("fp8_1b_batches", "bf16", traced)[0], imported("fp8_1b_batches", "fp8", traced)[0]
+    measured, other = regime("fp8_1b_batches", "bf16", traced), regime("fp8_1b_batches", "bf16", target)
+    change = replay_idle_ms(after) - replay_idle_ms(before)
+    widest = max(replay_idle_ms(after), replay_idle_ms(before))
+    idle = [e.gpu_ms for e in derive(before, after, measured, [measured, other])
+            if e.kind is EffectKind.GPU_WORK and e.regimes == {f"b{target}"} and e.gpu_ms is not None
+            and e.gpu_ms.likely == pytest.approx(change / 2)]
+    assert len(idle) == 1
+    assert idle[0].low == pytest.approx(min(0.0, change) - widest) and idle[0].high == pytest.approx(
+        max(0.0, change) + widest)
+
+
+@pytest.mark.parametrize("sweep, before_path, after_path, batch", [
+    ("fp8_1b_batches", "bf16", "fp8", "1"), ("fp8_batches", "bf16", "fp8", "8"), ("graphs_batches", "eager", "graphs", "1"),
+    ("graphs_cache8192", "graphs", "graphs", "64")])
+def test_applied_where_it_was_traced_the_prototype_gives_its_own_step(sweep, before_path, after_path, batch):
+    """The derived effects, idle time included, reproduce the step the prototype measured (the cache4096 path as the
+    cache8192 path's prototype), within 3%."""
+    after_sweep = "graphs_cache4096" if sweep == "graphs_cache8192" else sweep
+    before, after = imported(sweep, before_path, batch)[0], imported(after_sweep, after_path, batch)[0]
+    before_ms = step_ms(sweep, before_path, batch)
+    measured = Regime(f"b{batch}", int(batch), 1e9, baseline_tok_s=int(batch) * 1000 / before_ms, profile=before,
+                      step_ms=before_ms)
+    campaign = Campaign((measured,), (Tier("A", "A", 1),), (Intervention(
+        "P", "prototype", ThreePoint(1, 1, 1), tier_key="A", effects=derive(before, after, measured, [measured])),))
+    assert project_regime(measured, campaign).final.step_ms == pytest.approx(
+        step_ms(after_sweep, after_path, batch), rel=0.03)

@@ -11,6 +11,11 @@ pair says, in the measured regime:
   removing that share of the per-launch host cost, or, where the prototype's step is host-bound, the share that
   leaves its host side at its measured step (a launch's cost falling, never rising); the GPU work items change by
   their difference (a launch count).
+- The idle time a replay leaves beyond its gaps (replay_idle_ms: a pause a step, or nodes waiting on their
+  submission) changes too: more graph nodes idled 0.53 ms at batch 1 in tests/data/fp8_1b_batches' FP8 path, none in
+  its bf16 path. The change is GPU time a step at the measured regime; a carried regime takes IDLE_CARRIED of it, its
+  band from none of it to all of it, widened either way by the larger idle time of the two traces (how far a replay's
+  idle time moved between batches in the H100 sweeps: 0 to 0.55 ms).
 The same effects applied to the measured regime's own profile give the prototype's step (a test holds it) where a
 launch's cost did not rise.
 
@@ -49,6 +54,7 @@ CHANGED = 0.02  # a bucket whose time moved by less than this is taken as unchan
 # the weights and cache copied at each replay in tests/data/graphs_hf, 70%; math attention's copies of the cache in
 # tests/data/graphs_no_cudnn, which do grow with the batch, 45%; the cuDNN sweeps' graph paths, none
 NEW_COPIES_SHARE = 0.10
+IDLE_CARRIED = 0.5  # of the change in a replay's idle time at the measured regime, what a carried regime takes
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,12 @@ def derive(before: Profile, after: Profile, measured: Regime, regimes: Sequence[
         if b1.gpu_items != b0.gpu_items:
             effects.append(Effect(EffectKind.LAUNCH_COUNT, regimes=where,
                                   launches=_around_signed(b1.gpu_items - b0.gpu_items, spread)))
+        idle_before, idle_after = replay_idle_ms(before), replay_idle_ms(after)
+        idle_ms, moves_ms = idle_after - idle_before, max(idle_before, idle_after)
+        if abs(idle_ms) > CHANGED * min(b0.step_ms, b1.step_ms):  # the change a replay's idle time shows, carried
+            effects.append(Effect(EffectKind.GPU_WORK, regimes=where, gpu_ms=(
+                _around_signed(idle_ms, spread) if spread == MEASURED_SPREAD else ThreePoint(
+                    min(0.0, idle_ms) - moves_ms, idle_ms * IDLE_CARRIED, max(0.0, idle_ms) + moves_ms))))
     added_ms = sum(t for b, t in t1.items() if b not in t0) - sum(t for b, t in t0.items() if b not in t1)
     # the GPU's own time before each item as the prototype's trace shows it (a graph replay's queued items), where
     # the baseline's could only assume it
@@ -160,6 +172,17 @@ def _around_parts(parts: Sequence[float], spread: float) -> ThreePoint:
     total = sum(parts)
     half = spread * max(abs(total), sum(p * p for p in parts) ** 0.5)
     return ThreePoint(total - half, total, total + half)
+
+
+def replay_idle_ms(profile: Profile) -> float:
+    """The idle time (ms) a step leaves between a replay's queued items beyond their gaps, where the host does not
+    bind: a pause a step, or the GPU waiting on the graph's nodes as the host submits them (planning/step.py)."""
+    launches = profile.launches
+    if launches is None or launches.gpu_items <= 0 or host_bound(profile):
+        return 0.0
+    busy_ms = sum(_times_ms(profile).values())
+    queued = min(max(1 - launches.host_launches / launches.gpu_items, 0.0), 1.0)
+    return max(launches.step_ms - busy_ms - launches.gpu_items * launches.gpu_gap_us / 1000, 0.0) * queued
 
 
 def _host_share_removed(before: Profile, after: Profile) -> float:

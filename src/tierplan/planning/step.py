@@ -9,16 +9,20 @@ samples. Two shapes of profile:
   plus a fixed `h`, while the GPU runs its buckets' busy time `G` and pays a gap `r` before each
   of its `N` work items. Host issue overlaps GPU work, so
 
-      step = max(L c + h, G + N r + p)
+      step = max(L c + h, G + N r + p (s + (1 - s) N / N0))
 
   A host-bound step (an eager decode at batch 1) does not get faster when a kernel does; removing
   launch cost (CUDA graphs) or launches (a fused path) does, until the GPU side binds. `c` is
   found from the measured step: when the GPU side leaves idle time, the host is what the step
   waits for, so L c + h = step. When it does not, the step is GPU-bound: `c` is the host time its trace
   measured apart from waits for the GPU, over its launches (importers/trace_host.py), else a prior. Idle GPU
-  time the measured gaps do not account for is, for the items a replay queued (1 - L / N of them), `p`: a pause a
-  step (the sampled token read back, the next replay launched) that no change to the GPU work moves; for the items
-  each launched by a call of its own, and where the gap was not measured, it is more gap before each item.
+  time the measured gaps do not account for is, for the items a replay queued (1 - L / N of them), `p`. It is a
+  pause a step (the sampled token read back, the next replay launched) that no change to the GPU work moves, or the
+  GPU waiting on the graph's nodes as the host submits them, which grows with the nodes: cudaGraphLaunch took 0.6
+  ms for 328 nodes and 1.0-1.3 ms for 576 in tests/data/fp8_batches, where the FP8 path's 576 nodes idled 0.3 ms at
+  batch 1 and the bf16 path's 328 none. One trace cannot tell the two apart: the projection takes half of each
+  (PAUSE_SHARE), and the band draws the share on 0..1. For the items each launched by a call of their own, and where
+  the gap was not measured, idle time is more gap before each item.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ HOST_COST_PRIOR_US = 5.0  # per launch, when a GPU-bound trace cannot show it (a
 # launch): NVIDIA's "Getting Started with CUDA Graphs" measures about 0.5 us a kernel left with graphs (3.4 us
 # against 2.9 us of kernel); the shared H200 graph replays show 0.42 us between queued kernels.
 GPU_GAP_PRIOR_US = 0.5
+# Of the idle time a replay leaves beyond its items' gaps, the share that is a pause a step; the band draws it on 0..1
+PAUSE_SHARE = 0.5
 HOST_SLACK = 1e-9  # a step whose GPU side is this share short of it leaves idle time
 # A step whose trace's host time (apart from waits for the GPU) is less than this share of it is not host-bound. On the
 # H100 sweeps of tests/data, eager steps spend 97.6-100% of their traced step on the host, graph replays 0.6-47%.
@@ -59,14 +65,18 @@ class LaunchState:
     host_fixed: Any  # h: host time a step that is not per launch (relative)
     gap: Any  # r: GPU time the GPU itself spends before each item (relative)
     host_factor: Any = 1.0  # share of the per-launch host cost left (CUDA graphs lower it)
-    pause: Any = 0.0  # p: GPU idle time a step that is neither work nor a gap before an item (relative)
+    idle: Any = 0.0  # p: the baseline's idle GPU time between a replay's items beyond their gaps (relative)
+    idle_items: Any = 1.0  # the baseline's GPU items that idle time was spread over
+    pause_share: Any = PAUSE_SHARE  # of that idle time, a pause a step; the rest grows with the items
 
     def host(self) -> Value:
         return self.host_launches * self.host_cost * self.host_factor + self.host_fixed
 
     def gpu_side(self, busy: Value) -> Value:
-        """The GPU side of the step around `busy` GPU time: a gap before each item and the pause."""
-        return busy + self.gpu_items * self.gap + self.pause
+        """The GPU side of the step around `busy` GPU time: a gap before each item, and the idle time a replay
+        leaves, a pause in part and in part per item (see the module's docstring)."""
+        per_item = self.gpu_items / self.idle_items
+        return busy + self.gpu_items * self.gap + self.idle * (self.pause_share + (1 - self.pause_share) * per_item)
 
 
 @dataclass
@@ -111,7 +121,8 @@ class StepState:
         if self.launch is not None:
             la = self.launch
             launch = LaunchState(full(la.gpu_items), full(la.host_launches), full(la.host_cost),
-                                 full(la.host_fixed), full(la.gap), full(la.host_factor), full(la.pause))
+                                 full(la.host_fixed), full(la.gap), full(la.host_factor), full(la.idle),
+                                 full(la.idle_items), full(la.pause_share))
         return StepState({b: full(t) for b, t in self.buckets.items()}, launch, full(self.tokens), self.verify_tokens)
 
 
@@ -128,7 +139,7 @@ def start_state(profile: Profile | None) -> StepState:
     step_us = launches.step_ms * 1000
     gap = launches.gpu_gap_us / step_us
     fixed = launches.host_fixed_ms * 1000 / step_us
-    notes, pause = [], 0.0
+    notes, replay_idle = [], 0.0
     if host_bound(profile):
         if fixed >= 1:
             raise PlanningError("the fixed host time a step is longer than the step itself")
@@ -139,7 +150,7 @@ def start_state(profile: Profile | None) -> StepState:
             # items queued in a replay, not each behind a call of its own: their idle time is a pause between steps
             # (the token read back, the next replay launched); the rest waits on launches, a gap before each item
             queued = min(max(1 - launches.host_launches / launches.gpu_items, 0.0), 1.0)
-            pause = idle * queued
+            replay_idle = idle * queued
             gap += idle * (1 - queued) / launches.gpu_items
         else:  # GPU-bound: the gaps are what idle time there is
             gap = max(1 - gpu, 0.0) / launches.gpu_items
@@ -153,7 +164,8 @@ def start_state(profile: Profile | None) -> StepState:
             notes.append(f"the step is GPU-bound: per-launch host cost {cost * step_us:.3g} µs, from its host time "
                          f"of {launches.host_busy_ms:.3g} ms a step apart from waits for the GPU (measured: its "
                          "share of the traced step)")
-    launch = LaunchState(launches.gpu_items, launches.host_launches, cost, fixed, gap, pause=pause)
+    launch = LaunchState(launches.gpu_items, launches.host_launches, cost, fixed, gap, idle=replay_idle,
+                         idle_items=launches.gpu_items)
     return StepState(busy, launch, notes=notes)
 
 

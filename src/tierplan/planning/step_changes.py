@@ -134,7 +134,7 @@ def scale_all(state: StepState, factor: Value) -> None:
         state.launch.host_cost = state.launch.host_cost * factor
         state.launch.host_fixed = state.launch.host_fixed * factor
         state.launch.gap = state.launch.gap * factor
-        state.launch.pause = state.launch.pause * factor
+        state.launch.idle = state.launch.idle * factor
 
 
 def save_time(state: StepState, bucket: str | None, saved_ms: Value, step_ms: float | None) -> str | None:

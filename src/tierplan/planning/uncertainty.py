@@ -127,6 +127,9 @@ def simulate(campaign: Campaign, samples: int = DEFAULT_SAMPLES, seed: int = 0) 
     regime and then dropped, so memory stays at regimes x buckets x samples.
     """
     states = {r.name: start_state(r.profile).broadcast(samples) for r in campaign.regimes}
+    for name, state in states.items():  # how much of a replay's idle time is a pause: either, as one trace says
+        if state.launch is not None and np.any(state.launch.idle > 0):
+            state.launch.pause_share = stream(seed, name, "pause").uniform(0.0, 1.0, samples)
     contexts = {r.name: context_of(r, campaign) for r in campaign.regimes}
     errors = {r.name: np.zeros(samples) for r in campaign.regimes}
     risks = {r.name: Risk(np.zeros(samples), np.zeros(samples)) for r in campaign.regimes}
