@@ -5,7 +5,9 @@ and 64. Run there as `OUT=<folder> python3 tests/data/device/write_graph_sweep.p
 SWEEP_VERIFY=0 narrow it: "8,64", "eager,graphs", no draft-and-verify steps; SWEEP_TRACED names the batches traced,
 "8,64" unless set; SWEEP_CONTEXT and SWEEP_MAX_LEN set
 the tokens of KV cache a sequence starts with and the static cache's positions; SWEEP_SHAPE=llama-3.2-1b gives the
-decoder the whole of Llama-3.2-1B's shape: 16 layers, hidden 2048, 32 query and 8 KV heads of 64, MLP width 8192).
+decoder the whole of Llama-3.2-1B's shape: 16 layers, hidden 2048, 32 query and 8 KV heads of 64, MLP width 8192;
+SWEEP_SHAPE=qwen2.5-7b-8-layers gives it 8 layers of Qwen2.5-7B's: hidden 3584, 28 query and 4 KV heads of 128, MLP
+width 18944, vocabulary 152064).
 SWEEP_NO_CUDNN=1 keeps SDPA off its
 cuDNN backend (flash, memory-efficient or math instead): with it on, torch 2.11 on an H100 picks cuDNN, which plans
 anew for every new key length, so the eager path's host time is mostly that planning.
@@ -37,7 +39,8 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 OUT = os.environ["OUT"]
 SHAPES = {"llama-3-8b-8-layers": (8, 4096, 32, 8, 128, 14336, 128256),  # the default
-          "llama-3.2-1b": (16, 2048, 32, 8, 64, 8192, 128256)}  # the whole model's shape (SWEEP_SHAPE)
+          "llama-3.2-1b": (16, 2048, 32, 8, 64, 8192, 128256),  # the whole model's shape (SWEEP_SHAPE)
+          "qwen2.5-7b-8-layers": (8, 3584, 28, 4, 128, 18944, 152064)}  # 8 of Qwen2.5-7B's 28 layers
 SHAPE = os.environ.get("SWEEP_SHAPE", "llama-3-8b-8-layers")
 LAYERS, HIDDEN, HEADS, KV_HEADS, HEAD_DIM, MLP, VOCAB = SHAPES[SHAPE]
 CONTEXT, MAX_LEN = int(os.environ.get("SWEEP_CONTEXT", "512")), int(os.environ.get("SWEEP_MAX_LEN", "4096"))
