@@ -174,6 +174,26 @@ def test_a_new_reduction_waits_longer_on_its_launches_than_another_kernel():
         kept + 8 * LATENCY_US / 1000 + (0.064 - 8 * LATENCY_US / 1000) * 8)
 
 
+def test_a_kept_kernel_launched_more_often_carries_its_new_launches_as_new_ones():
+    """A memset the prototype launches 34 times where the baseline launched it twice (0.8 us each, at the measured
+    regime): the 2 kept launches move by their ratio a launch (0.79 / 0.85), the 32 new ones are new work under the
+    launch latency, 0.0253 ms wherever carried. Scaled by the launch ratio (17x), the other regime's own 2 memsets of
+    4.2 us would have become 0.13 ms."""
+    def profile(memset_ms: float, calls: float, step_ms: float = 5.0) -> Profile:
+        shares = {"memory_copy": memset_ms / step_ms, "dense_gemm": 2.0 / step_ms}
+        kernels = (("Memset (Unknown)", "memory_copy", 1.0, calls), ("gemm", "dense_gemm", 1.0, 8.0))
+        return dataclasses.replace(Profile.of(shares, LaunchProfile(300, 3, step_ms, 1.0)), kernels=kernels)
+
+    before, after, own = profile(0.0017, 2), profile(0.0269, 34), profile(0.0084, 2)
+    measured = Regime("batch 64", 64, 1e9, baseline_tok_s=64000 / 5, profile=before, step_ms=5.0)
+    other = Regime("batch 8", 8, 1e9, baseline_tok_s=8000 / 5, profile=own, step_ms=5.0)
+    parts = carried_parts_ms(before, after, measured, other)
+    assert parts is not None
+    changed, added, dropped, _ = parts
+    assert changed == pytest.approx(0.0084 * ((0.0269 * 2 / 34) / 0.0017 - 1))
+    assert added == pytest.approx(0.0269 * 32 / 34) and dropped == 0
+
+
 def test_a_profile_without_kernels_is_carried_by_bucket_ratios_as_before():
     bare = dataclasses.replace(OTHER, profile=dataclasses.replace(OWN_64, kernels=()))
     assert carried_gpu_ms(BEFORE, AFTER, MEASURED, bare) is None
