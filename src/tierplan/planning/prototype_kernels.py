@@ -8,7 +8,8 @@ batch 8's ratios to batch 64 gave a quarter of the step measured there. Matched 
 tag aside), the kernels tell the three apart:
 
 - a kernel the prototype no longer runs takes, in each regime, the time its own profile gives it there;
-- a kernel in both changes by its ratio at the measured regime, applied to its time in each regime's own profile,
+- a kernel in both changes by its ratio at the measured regime, applied to its time in each regime's own profile
+  (launches the prototype added to it are a new kernel's, below),
   or by the ratio of its work above LATENCY_US_LOW a launch (a launch's latency does not scale with its work): the
   carry takes the mean of the two, the band both. On tests/data/graphs_1b the graph path's cuDNN attention over the
   whole 4096-position cache took 4.1x the eager kernel's time at batch 8, where the eager kernel's launches are
