@@ -45,7 +45,7 @@ from tierplan.planning.prototype_kernels import (
     carried_parts_ms,
     new_copies_ms,
 )
-from tierplan.planning.step import HOST_BUCKET, host_bound
+from tierplan.planning.step import HOST_BUCKET, host_bound, start_state
 
 MEASURED_SPREAD = 0.03
 CARRIED_SPREAD = 0.15
@@ -177,12 +177,10 @@ def _around_parts(parts: Sequence[float], spread: float) -> ThreePoint:
 def replay_idle_ms(profile: Profile) -> float:
     """The idle time (ms) a step leaves between a replay's queued items beyond their gaps, where the host does not
     bind: a pause a step, or the GPU waiting on the graph's nodes as the host submits them (planning/step.py)."""
-    launches = profile.launches
-    if launches is None or launches.gpu_items <= 0 or host_bound(profile):
+    state = start_state(profile)
+    if state.launch is None or profile.launches is None:
         return 0.0
-    busy_ms = sum(_times_ms(profile).values())
-    queued = min(max(1 - launches.host_launches / launches.gpu_items, 0.0), 1.0)
-    return max(launches.step_ms - busy_ms - launches.gpu_items * launches.gpu_gap_us / 1000, 0.0) * queued
+    return float(state.launch.idle) * profile.launches.step_ms
 
 
 def _host_share_removed(before: Profile, after: Profile) -> float:
