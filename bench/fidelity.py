@@ -66,8 +66,7 @@ def trace_profile(path: str, step_ms: float) -> core.Profile:
     gap = stats.gpu_gap_us if stats.gpu_gap_us is not None else GPU_GAP_PRIOR_US
     profile = core.Profile.of(shares, core.LaunchProfile(stats.gpu_items, stats.host_launches, step_ms, gap,
                                                          gap_measured=stats.gpu_gap_us is not None,
-                                                         host_busy_ms=None if stats.host_share is None else
-                                                         stats.host_share * step_ms))
+                                                         host_busy_ms=stats.host_ms(step_ms)))
     return dataclasses.replace(profile, kernels=tuple(kept_kernels(bucketing, stats.decode_steps)))  # as imports keep them
 
 

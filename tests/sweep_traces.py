@@ -37,8 +37,8 @@ def imported(sweep: str, path: str, batch: str) -> tuple[Profile, float, StepSta
     bucketing = bucket_kernels(summary)
     shares, _ = step_shares(bucketing, ranks=1, step_ms=measured_ms, steps=stats.decode_steps)
     gap_us = stats.gpu_gap_us if stats.gpu_gap_us is not None else GPU_GAP_PRIOR_US  # as an import takes it
-    host_ms = None if stats.host_share is None else stats.host_share * measured_ms  # as an import takes it
-    launches = LaunchProfile(stats.gpu_items, stats.host_launches, measured_ms, gap_us, host_busy_ms=host_ms,
+    launches = LaunchProfile(stats.gpu_items, stats.host_launches, measured_ms, gap_us,
+                             host_busy_ms=stats.host_ms(measured_ms),
                              gap_measured=stats.gpu_gap_us is not None)
     profile = dataclasses.replace(Profile.of(shares, launches),
                                   kernels=tuple(kept_kernels(bucketing, stats.decode_steps)))

@@ -81,6 +81,11 @@ class StepStats:
     passes: list[PassInfo] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def host_ms(self, step_ms: float | None) -> float | None:
+        """The host's time apart from waits (ms) in a step measured at `step_ms` without the profiler: its share of
+        the traced step, of that step (the profiler slows the host more than the GPU)."""
+        return None if self.host_share is None or step_ms is None else self.host_share * step_ms
+
 
 @dataclass(frozen=True)
 class Passes:

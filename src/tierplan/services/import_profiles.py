@@ -177,9 +177,7 @@ def _add_steps(draft: ProfileDraft, summary: KernelSummary, stats: Any, step_ms:
     draft.gpu_gap_us = stats.gpu_gap_us if stats.gpu_gap_us is not None else GPU_GAP_PRIOR_US
     draft.gap_measured = stats.gpu_gap_us is not None
     draft.gpu_busy_ms, draft.trace_idle_ms = stats.busy_ms, stats.trace_idle_ms
-    draft.host_share = stats.host_share
-    if stats.host_share is not None and step_ms is not None:  # the traced step's share, of the step measured
-        draft.host_busy_ms = stats.host_share * step_ms
+    draft.host_share, draft.host_busy_ms = stats.host_share, stats.host_ms(step_ms)
     draft.steps = stats.decode_steps
     draft.pass_method, draft.pass_notes = stats.method, list(stats.notes)
     draft.passes = [
