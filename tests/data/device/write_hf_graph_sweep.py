@@ -1,11 +1,14 @@
 """Writes the transformers eager-versus-CUDA-graphs sweep in tests/data/graphs_hf/ on a GPU machine (the device tool):
 decode step times across batch sizes for three paths of one transformers model, and torch.profiler traces of the
 eager and graph paths at batches 8 and 64. Run there as `OUT=<folder> python3 tests/data/device/write_hf_graph_sweep.py`
-(SWEEP_BATCHES, SWEEP_PATHS, SWEEP_TRACED, SWEEP_CONTEXT and SWEEP_MAX_LEN narrow or size it).
+(SWEEP_BATCHES, SWEEP_PATHS, SWEEP_TRACED, SWEEP_CONTEXT and SWEEP_MAX_LEN narrow or size it; SWEEP_SHAPE picks the
+model, below).
 
 The model is transformers' LlamaForCausalLM with random weights (seed 0), bf16, 8 layers of Llama-3-8B's shape
 (hidden 4096, 32 query and 8 KV heads, MLP width 14336, vocabulary 128256, rope theta 500000), attention through
-SDPA (transformers' "sdpa", torch's default backend). Each batch starts from an eager prefill of SWEEP_CONTEXT
+SDPA (transformers' "sdpa", torch's default backend). SWEEP_SHAPE=qwen2.5-7b-8-layers takes transformers'
+Qwen2ForCausalLM instead, 8 of Qwen2.5-7B's 28 layers (hidden 3584, 28 query and 4 KV heads, biased q/k/v
+projections, MLP width 18944, vocabulary 152064, rope theta 1000000). Each batch starts from an eager prefill of SWEEP_CONTEXT
 random tokens a sequence (1024 unless set). The paths, as a transformers user takes them:
 
 - `eager`: transformers' DynamicCache, one forward a step, launched op by op.
@@ -30,7 +33,7 @@ from functools import partial
 
 import torch
 from sweep_timing import measure  # beside this script
-from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM, StaticCache
+from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM, Qwen2Config, Qwen2ForCausalLM, StaticCache
 
 OUT = os.environ["OUT"]
 CONTEXT, MAX_LEN = int(os.environ.get("SWEEP_CONTEXT", "1024")), int(os.environ.get("SWEEP_MAX_LEN", "2048"))
@@ -38,21 +41,29 @@ BATCHES = tuple(int(b) for b in os.environ.get("SWEEP_BATCHES", "1,8,32,64").spl
 PATHS = tuple(os.environ.get("SWEEP_PATHS", "eager,static,graphs").split(","))
 GRAPHS_MODE = os.environ.get("SWEEP_GRAPHS_MODE", "cudagraphs")  # or "reduce-overhead": Inductor's fusion too
 TRACED = tuple(int(b) for b in os.environ.get("SWEEP_TRACED", "8,64").split(","))
-CONFIG = {"hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 8, "num_attention_heads": 32,
-          "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 8192, "rope_theta": 500000.0}
+SHAPES = {  # SWEEP_SHAPE: the model's class, its config class and the config
+    "llama-3-8b-8-layers": (LlamaForCausalLM, LlamaConfig, {
+        "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 8, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 8192, "rope_theta": 500000.0}),
+    "qwen2.5-7b-8-layers": (Qwen2ForCausalLM, Qwen2Config, {
+        "hidden_size": 3584, "intermediate_size": 18944, "num_hidden_layers": 8, "num_attention_heads": 28,
+        "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 32768, "rope_theta": 1000000.0}),
+}
+SHAPE = os.environ.get("SWEEP_SHAPE", "llama-3-8b-8-layers")
+MODEL_CLASS, CONFIG_CLASS, CONFIG = SHAPES[SHAPE]
 
 
-def build_model() -> LlamaForCausalLM:
+def build_model() -> torch.nn.Module:
     torch.manual_seed(0)
     with torch.device("cuda"):
-        model = LlamaForCausalLM._from_config(LlamaConfig(**CONFIG), attn_implementation="sdpa", dtype=torch.bfloat16)
+        model = MODEL_CLASS._from_config(CONFIG_CLASS(**CONFIG), attn_implementation="sdpa", dtype=torch.bfloat16)
     return model.eval()
 
 
 class Runner:
     """One path at one batch size after a prefill of CONTEXT tokens: `run()` is one decode step."""
 
-    def __init__(self, model: LlamaForCausalLM, path: str, batch: int) -> None:
+    def __init__(self, model: torch.nn.Module, path: str, batch: int) -> None:
         self.model, self.path = model, path
         ids = torch.randint(0, CONFIG["vocab_size"], (batch, CONTEXT), device="cuda")
         if path == "eager":
@@ -91,7 +102,7 @@ def main() -> None:
 
     model = build_model()
     report: dict = {"torch": torch.__version__, "transformers": transformers.__version__,
-                    "device": torch.cuda.get_device_name(), "config": CONFIG, "attn_implementation": "sdpa",
+                    "device": torch.cuda.get_device_name(), "shape": SHAPE, "config": CONFIG, "attn_implementation": "sdpa",
                     "graphs_mode": GRAPHS_MODE, "context_tokens": CONTEXT, "static_cache_tokens": MAX_LEN, "paths": {}}
     with torch.no_grad():
         for path in PATHS:
