@@ -42,7 +42,7 @@ def test_the_share_reproduces_the_prototype_s_throughput_where_it_ran():
 
 
 def test_the_share_is_carried_to_each_regime_through_its_own_profile():
-    sized = sized_by_benchmarks(CAMPAIGN, {"A1": Benchmark("batch 1", 125.0, "proto.json")})
+    sized = sized_by_benchmarks(CAMPAIGN, {"A1": (Benchmark("batch 1", 125.0, "proto.json"),)})
     assert project_regime(sized.regimes[0], sized).final.tok_s == pytest.approx(125.0)
     # batch 64: attention 20% at the same 5/3: 1 / (0.8 + 0.2 * 0.6) = 1.087x of 3200
     assert project_regime(sized.regimes[1], sized).final.tok_s == pytest.approx(3200 / (0.8 + 0.2 * 0.6))
@@ -51,7 +51,7 @@ def test_the_share_is_carried_to_each_regime_through_its_own_profile():
 
 
 def test_the_bands_use_the_share_too():
-    sized = sized_by_benchmarks(CAMPAIGN, {"A1": Benchmark("batch 1", 125.0, "proto.json")})
+    sized = sized_by_benchmarks(CAMPAIGN, {"A1": (Benchmark("batch 1", 125.0, "proto.json"),)})
     p50 = dict(simulate(sized, samples=2000).regimes)["batch 1"][-1].p50_tok_s
     entered = dict(simulate(CAMPAIGN, samples=2000).regimes)["batch 1"][-1].p50_tok_s
     assert p50 < entered
@@ -75,5 +75,5 @@ def test_a_benchmark_where_the_effects_do_not_act_or_without_a_baseline_cannot_s
     with pytest.raises(PlanningError, match="no baseline throughput"):
         fit(KERNEL, no_baseline, context_of(no_baseline, CAMPAIGN), 125.0, "p")
     # the campaign keeps the estimates where the benchmark cannot size them
-    kept = sized_by_benchmarks(campaign, {"A1": Benchmark("batch 1", 125.0, "p")})
+    kept = sized_by_benchmarks(campaign, {"A1": (Benchmark("batch 1", 125.0, "p"),)})
     assert kept.interventions[0].realised is None and kept.interventions[0].evidence is None

@@ -83,7 +83,8 @@ def test_a_prototype_s_benchmark_sizes_its_intervention_and_is_not_the_regime_s_
     preview = upload(client, demo_id, APPEND, regime="batch 1", prototype_of="A1")
     said = html.unescape(preview.text)
     assert preview.status_code == 200, said
-    assert f"becomes the evidence of A1: its prototype measured {newest:.1f} tok/s in batch 1" in said
+    assert ("becomes the evidence of A1. Sized by a prototype's benchmark in batch 1 (this benchmark): it measured "
+            f"{newest:.1f} tok/s") in said
     assert confirm(client, demo_id, token_of(preview.text)).status_code == 204
     assert client.get(f"/api/campaigns/{demo_id}/measurements").json() == runs_before
     plan = client.get(f"/api/campaigns/{demo_id}/plan").json()

@@ -194,12 +194,14 @@ def _planned(intervention, entered: tuple[core.Effect, ...], rows: CampaignRows,
     return {"effects": planned.effects, "evidence": planned.evidence}
 
 
-def to_benchmarks(rows: CampaignRows) -> dict[str, Benchmark]:
-    """Each intervention's newest prototype benchmark, by key, its regime by name."""
+def to_benchmarks(rows: CampaignRows) -> dict[str, tuple[Benchmark, ...]]:
+    """Each intervention's prototype benchmarks (the newest in each regime, oldest first), by key, their regimes by
+    name."""
     keys = {pk(i): i.key for i in rows.interventions}
     names = {pk(r): r.name for r in rows.regimes}
-    return {keys[i]: Benchmark(names[run.regime_id], run.tok_s, run.source)
-            for i, run in rows.benchmarks.items() if i in keys and run.regime_id in names}
+    return {keys[i]: tuple(Benchmark(names[run.regime_id], run.tok_s, run.source)
+                           for run in runs if run.regime_id in names)
+            for i, runs in rows.benchmarks.items() if i in keys}
 
 
 def _regime(regime, rows: CampaignRows, measurements: tuple[core.Measurement, ...]) -> core.Regime:

@@ -57,7 +57,8 @@ class CampaignRows:
     slos: list[Slo] = field(default_factory=list)
     changes: list[tuple[int, int]] = field(default_factory=list)  # measured changes: (before id, after id)
     prototypes: dict[int, Profile] = field(default_factory=dict)  # intervention id -> its prototype's newest trace
-    benchmarks: dict[int, PrototypeRun] = field(default_factory=dict)  # intervention id -> its prototype's newest run
+    # intervention id -> its prototype's newest run in each regime, oldest first
+    benchmarks: dict[int, list[PrototypeRun]] = field(default_factory=dict)
     kernels: dict[int, list[ProfileKernel]] = field(default_factory=dict)  # profile id -> the kernels it named
 
 
@@ -141,8 +142,9 @@ def prototype_profiles(session: Session, *, intervention_ids: Sequence[int]) -> 
     return {p.intervention_id: p for p in session.exec(query).all() if p.intervention_id is not None}
 
 
-def prototype_runs(session: Session, *, intervention_ids: Sequence[int]) -> dict[int, PrototypeRun]:
-    """Each intervention's newest prototype benchmark (the throughput a prototype of it measured in a regime)."""
+def prototype_runs(session: Session, *, intervention_ids: Sequence[int]) -> dict[int, list[PrototypeRun]]:
+    """Each intervention's prototype benchmarks (the throughput a prototype of it measured in a regime): the newest
+    in each regime, oldest first."""
     if not intervention_ids:
         return {}
     query = (
@@ -150,7 +152,12 @@ def prototype_runs(session: Session, *, intervention_ids: Sequence[int]) -> dict
         .where(col(PrototypeRun.intervention_id).in_(intervention_ids))
         .order_by(col(PrototypeRun.measured_at), col(PrototypeRun.id))
     )
-    return {r.intervention_id: r for r in session.exec(query).all()}
+    newest: dict[int, dict[int, PrototypeRun]] = {}
+    for run in session.exec(query).all():
+        by_regime = newest.setdefault(run.intervention_id, {})
+        by_regime.pop(run.regime_id, None)  # a newer run of the regime goes to the end
+        by_regime[run.regime_id] = run
+    return {i: list(runs.values()) for i, runs in newest.items()}
 
 
 def kernels_of(session: Session, *, profile_ids: Sequence[int]) -> dict[int, list[ProfileKernel]]:

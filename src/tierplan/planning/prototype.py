@@ -69,6 +69,10 @@ class Evidence:
     new_copies_ms: float = 0.0  # copies new in the prototype (GPU ms a step), when NEW_COPIES_SHARE of its GPU time
     buffer_copies_ms: float = 0.0  # of those, whole buffers copied (device-to-device memcpys), fixed or not
 
+    def says_work_in(self, regime: str) -> bool:
+        """Whether the trace pair settles the GPU work the path adds in `regime` (its regime and those carried to)."""
+        return regime == self.regime or regime in self.carried
+
 
 def _around(value: float, spread: float) -> ThreePoint:
     return ThreePoint(value / (1 + spread), value, value * (1 + spread))

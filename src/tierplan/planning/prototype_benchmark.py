@@ -11,19 +11,29 @@ measured regime the projection therefore reproduces the prototype's throughput.
 Where the prototype was slower than the baseline, or its effects would need more than MAX_REALISED times their
 predicted log-gain, the share stops at 0 or MAX_REALISED and `Fit.clamped` says so. A trace of a prototype says more
 (planning/prototype.py): with both, the trace is used.
+
+One shape the share cannot carry: an implementation path that changes GPU work without saying how (CUDA graphs
+entered as launch cost removed, with no GPU work stated: effect_kinds `gpu_path`). Where the entered effects leave
+the measured regime's step GPU-bound, the benchmark says nothing of the host side (the host no longer binds); what
+it says is the GPU time the path took beyond what the entered effects project: the residual (`Fit.residual_ms`).
+Fitted as a share of the launch cost removed instead, a residual measured at batch 64 left 11% of the eager path's
+host cost at batch 1, where it binds: 115% long on tests/data/graphs_batches. So the entered effects hold as
+entered, and the residual is GPU work a step (prototype_residual.py carries it to the other regimes).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, replace
 
+from tierplan.planning.effect_kinds import rule_of
 from tierplan.planning.effects import apply_effect, calibrated, point_draw
 from tierplan.planning.model import Campaign, Intervention, PlanningError, Regime
 from tierplan.planning.projection import context_of
-from tierplan.planning.step import start_state
+from tierplan.planning.prototype_residual import is_noise, line, line_effects, residual_effects, works_in
+from tierplan.planning.step import StepState, start_state
 from tierplan.planning.step_changes import RegimeContext
 
 MAX_REALISED = 4.0  # a prototype that needs more than 4x the entered log-gain says the estimates were not its shape
@@ -41,35 +51,80 @@ class Fit:
     entered_gain: float  # the gain the entered estimates projected there (likely values)
     realised: float  # the share of their predicted log-gain the prototype realised
     clamped: bool = False  # the share stopped at 0 or MAX_REALISED
+    residual_ms: float | None = None  # GPU time a step beyond the entered effects' projection (None: sized by share)
+    step_ms: float | None = None  # the prototype's step (ms), where the residual sized it
+    settles: frozenset[str] | None = None  # the regimes whose GPU work the residual settles (None: every regime)
+    also: tuple[Fit, ...] = ()  # benchmarks at other regimes that sized it with this one (a residual line)
+    line_ms: tuple[float, float] | None = None  # that line: GPU ms a step fixed, and a sequence in flight
+
+    @property
+    def noise(self) -> bool:
+        """Whether its residual is within the launch model's own miss (prototype_residual.py)."""
+        return self.residual_ms is not None and self.step_ms is not None and is_noise(self.residual_ms, self.step_ms)
+
+    def says_work_in(self, regime: str) -> bool:
+        """Whether the benchmark settles the GPU work the path adds in `regime` (else the bands keep its prior)."""
+        return self.settles is None or regime in self.settles
 
     @property
     def measured_gain(self) -> float:
         return self.prototype_tok_s / self.baseline_tok_s
 
 
-def gain(intervention: Intervention, regime: Regime, context: RegimeContext, realised: float) -> float:
-    """Tokens a second after over before when the intervention's effects, with `realised` of their log-gain, act
-    on the regime's baseline step (likely values; uncapped)."""
+def _after(intervention: Intervention, regime: Regime, context: RegimeContext, realised: float) -> StepState:
     state = start_state(regime.profile)
     for effect in intervention.effects:
         apply_effect(effect, calibrated(effect, point_draw(effect), realised), state, context)
+    return state
+
+
+def gain(intervention: Intervention, regime: Regime, context: RegimeContext, realised: float) -> float:
+    """Tokens a second after over before when the intervention's effects, with `realised` of their log-gain, act
+    on the regime's baseline step (likely values; uncapped)."""
+    state = _after(intervention, regime, context, realised)
     step = float(state.step())
     return float(state.tokens) / step if step > 0 else math.inf
+
+
+def _residual_ms(intervention: Intervention, regime: Regime, context: RegimeContext,
+                 prototype_tok_s: float) -> float | None:
+    """The GPU time a step the prototype took beyond the entered effects' projection, where that is what its
+    benchmark can say (the module's docstring): a path that changes GPU work without saying how, the step left
+    GPU-bound; else None."""
+    rules = [rule_of(e.kind) for e in intervention.effects if e.applies_to(regime.name)]
+    if not any(r.gpu_path for r in rules) or any(r.states_gpu_work or r.tokens for r in rules) or not context.step_ms:
+        return None
+    state = _after(intervention, regime, context, 1.0)
+    launch = state.launch
+    if launch is None or float(launch.host()) >= float(launch.gpu_side(state.gpu())):
+        return None
+    measured = need_baseline(regime) / prototype_tok_s  # relative to the baseline step, as the state is
+    return (measured - float(state.step())) * float(context.step_ms)
+
+
+def need_baseline(regime: Regime) -> float:
+    if not regime.baseline_tok_s:
+        raise PlanningError(f"{regime.name} has no baseline throughput to compare the prototype with")
+    return regime.baseline_tok_s
 
 
 def fit(intervention: Intervention, regime: Regime, context: RegimeContext, prototype_tok_s: float,
         source: str) -> Fit:
     """The share of the entered log-gain that gives the prototype's measured throughput at `regime`. Raises
     PlanningError when the regime has no baseline or the entered effects do not move its step."""
-    if not regime.baseline_tok_s:
-        raise PlanningError(f"{regime.name} has no baseline throughput to compare the prototype with")
+    baseline_tok_s = need_baseline(regime)
     if not (math.isfinite(prototype_tok_s) and prototype_tok_s > 0):
         raise PlanningError("a prototype's throughput is a positive number of tokens a second")
     entered = gain(intervention, regime, context, 1.0)
     if not math.isfinite(entered) or abs(math.log(entered)) < UNCHANGED:
         raise PlanningError(f"{intervention.key}'s effects do not move {regime.name}'s step, so a benchmark there "
                             "cannot size them: give the regimes its effects act on")
-    wanted = math.log(prototype_tok_s / regime.baseline_tok_s)
+    residual = _residual_ms(intervention, regime, context, prototype_tok_s)
+    if residual is not None:
+        step_ms = float(context.step_ms) * baseline_tok_s / prototype_tok_s
+        return Fit(regime.name, source, baseline_tok_s, prototype_tok_s, entered, 1.0, residual_ms=residual,
+                   step_ms=step_ms)
+    wanted = math.log(prototype_tok_s / baseline_tok_s)
 
     def miss(share: float) -> float:
         return math.log(gain(intervention, regime, context, share)) - wanted
@@ -78,7 +133,7 @@ def fit(intervention: Intervention, regime: Regime, context: RegimeContext, prot
     at_low, at_high = miss(low), miss(high)
     if at_low * at_high > 0:  # no share in range reaches it: the nearer end
         share = low if abs(at_low) <= abs(at_high) else high
-        return Fit(regime.name, source, regime.baseline_tok_s, prototype_tok_s, entered, share, clamped=True)
+        return Fit(regime.name, source, baseline_tok_s, prototype_tok_s, entered, share, clamped=True)
     for _ in range(60):
         middle = (low + high) / 2
         at_middle = miss(middle)
@@ -89,15 +144,21 @@ def fit(intervention: Intervention, regime: Regime, context: RegimeContext, prot
             high, at_high = middle, at_middle
         else:
             low = middle
-    return Fit(regime.name, source, regime.baseline_tok_s, prototype_tok_s, entered, (low + high) / 2)
+    return Fit(regime.name, source, baseline_tok_s, prototype_tok_s, entered, (low + high) / 2)
 
 
 def with_benchmark(intervention: Intervention, measured: Regime, context: RegimeContext, prototype_tok_s: float,
-                   source: str) -> Intervention:
-    """The intervention planned with the share its prototype's benchmark realised (`Intervention.realised`), its
-    `evidence` the fit. Raises PlanningError as `fit` does."""
+                   source: str, regimes: tuple[Regime, ...] = ()) -> Intervention:
+    """The intervention planned with the share its prototype's benchmark realised (`Intervention.realised`), or with
+    the GPU work its residual shows in each of `regimes` (the measured one among them); its `evidence` the fit.
+    Raises PlanningError as `fit` does."""
     found = fit(intervention, measured, context, prototype_tok_s, source)
-    return replace(intervention, realised=found.realised, evidence=found)
+    if found.residual_ms is None or found.step_ms is None:
+        return replace(intervention, realised=found.realised, evidence=found)
+    regimes = regimes or (measured,)
+    added = residual_effects(found.residual_ms, found.step_ms, measured, regimes)
+    found = replace(found, settles=works_in(found.residual_ms, found.step_ms, measured, regimes))
+    return replace(intervention, realised=1.0, evidence=found, effects=intervention.effects + added)
 
 
 @dataclass(frozen=True)
@@ -109,21 +170,61 @@ class Benchmark:
     source: str
 
 
-def sized_by_benchmarks(campaign: Campaign, benchmarks: Mapping[str, Benchmark]) -> Campaign:
-    """The campaign with each intervention that has a prototype's benchmark (and no prototype's trace, which says
-    more) sized by it; one whose benchmark cannot size it (no baseline there, effects that do not act there) keeps
-    its estimates (`benchmark_problem` says why)."""
+def sized_by_benchmarks(campaign: Campaign, benchmarks: Mapping[str, Sequence[Benchmark]]) -> Campaign:
+    """The campaign with each intervention that has prototype benchmarks (oldest first; and no prototype's trace,
+    which says more) sized by them: by the newest, or, where each shows the GPU work a path adds (a residual) and
+    they ran at two or more concurrencies, by all (`with_residual_line`). One whose benchmark cannot size it (no
+    baseline there, effects that do not act there) keeps its estimates (`benchmark_problem` says why)."""
     regimes = {r.name: r for r in campaign.regimes}
     planned = []
     for intervention in campaign.interventions:
-        found = benchmarks.get(intervention.key)
-        if found is not None and intervention.evidence is None and found.regime in regimes:
-            regime = regimes[found.regime]
+        found = [b for b in benchmarks.get(intervention.key, ()) if b.regime in regimes]
+        if found and intervention.evidence is None:
             with suppress(PlanningError):  # benchmark_problem says why; the import refused it then
-                intervention = with_benchmark(intervention, regime, context_of(regime, campaign), found.tok_s,
-                                              found.source)
+                intervention = _sized(intervention, campaign, [(regimes[b.regime], b) for b in found])
         planned.append(intervention)
     return replace(campaign, interventions=tuple(planned))
+
+
+def _sized(intervention: Intervention, campaign: Campaign, found: list[tuple[Regime, Benchmark]]) -> Intervention:
+    fits = []
+    for regime, benchmark in found:
+        with suppress(PlanningError):
+            fits.append((regime, fit(intervention, regime, context_of(regime, campaign), benchmark.tok_s,
+                                     benchmark.source)))
+    if len(fits) >= 2 and all(f.residual_ms is not None for _, f in fits):
+        newest = {regime.name: (regime, f) for regime, f in fits}  # one a regime: its newest
+        if len({regime.concurrency for regime, _ in newest.values()}) >= 2:
+            by_concurrency = sorted(newest.values(), key=lambda pair: pair[0].concurrency)
+            return with_residual_line(intervention, by_concurrency, campaign.regimes)
+    regime, benchmark = found[-1]
+    return with_benchmark(intervention, regime, context_of(regime, campaign), benchmark.tok_s, benchmark.source,
+                          campaign.regimes)
+
+
+def with_residual_line(intervention: Intervention, fits: list[tuple[Regime, Fit]],
+                       regimes: tuple[Regime, ...]) -> Intervention:
+    """The intervention planned with the GPU work its benchmarks' residuals show at two or more concurrencies: a
+    fixed part and a part a sequence in flight, fitted through them (prototype_residual.line_effects); its evidence
+    the first fit, the others beside it."""
+    points = [(regime, need_residual(f), need_step(f)) for regime, f in fits]
+    added = line_effects(points, regimes)
+    first, *others = [f for _, f in fits]
+    fitted = line([(regime.concurrency, residual) for regime, residual, _ in points])
+    evidence = replace(first, also=tuple(others), settles=None, line_ms=fitted)
+    return replace(intervention, realised=1.0, evidence=evidence, effects=intervention.effects + added)
+
+
+def need_residual(found: Fit) -> float:
+    if found.residual_ms is None:
+        raise PlanningError("the benchmark did not measure the GPU work the path adds")
+    return found.residual_ms
+
+
+def need_step(found: Fit) -> float:
+    if found.step_ms is None:
+        raise PlanningError("the benchmark did not measure a step")
+    return found.step_ms
 
 
 def benchmark_problem(campaign: Campaign, key: str, benchmark: Benchmark) -> str | None:

@@ -105,9 +105,8 @@ class EffectSamples:
 def draw_effects(intervention: Intervention, seed: int, samples: int, realised: float | None) -> list[EffectSamples]:
     """The samples of each effect of the intervention (inputs drawn in name order, then its error draws), every
     effect from its own stream."""
-    # a prototype's trace or benchmark measured the GPU work its path adds; an effect of GPU work states it
-    says_gpu_work = intervention.evidence is not None or any(rule_of(e.kind).states_gpu_work
-                                                             for e in intervention.effects)
+    # an effect of GPU work states what the path adds; a prototype's trace or benchmark measured it where it says so
+    says_gpu_work = intervention.evidence is None and any(rule_of(e.kind).states_gpu_work for e in intervention.effects)
     out = []
     for position, effect in enumerate(intervention.effects):
         rng = stream(seed, intervention.key, position)
@@ -175,6 +174,12 @@ class Risk:
     path: np.ndarray
 
 
+def _measured_work(intervention: Intervention, regime: str) -> bool:
+    """Whether a prototype's trace or benchmark measured the GPU work the intervention's path adds in `regime`."""
+    evidence = intervention.evidence
+    return evidence is not None and bool(evidence.says_work_in(regime))
+
+
 def _apply(intervention: Intervention, drawn: list[EffectSamples], state: StepState, context: RegimeContext,
            error: Any, risk: Risk, scales: dict[EffectKind, float], scale: float) -> None:
     """The intervention's effects on the state, their model error (each kind's own scale, where it has one) and
@@ -190,7 +195,7 @@ def _apply(intervention: Intervention, drawn: list[EffectSamples], state: StepSt
             moved_by = magnitude(effect, samples.draw, before, after, context)
             error += sigma(effect.kind, scales.get(effect.kind, scale)) * moved_by * samples.error_z
             risk.binding[:] += BINDING_SIGMA * moved(side, binding(state)) * samples.binding_z
-            if samples.path_work is not None:
+            if samples.path_work is not None and not _measured_work(intervention, context.name):
                 add_path_work(state, *samples.path_work, context.concurrency)
                 risk.path[:] += np.log(state.per_token() / after)
             before = state.per_token()

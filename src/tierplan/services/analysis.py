@@ -82,15 +82,22 @@ def cached_order(campaign: core.Campaign) -> Ordering:
     return _order(_projection_inputs(campaign))
 
 
-def core_campaign(rows: CampaignRows) -> tuple[core.Campaign, dict[str, Ceiling], str | None]:
-    """The core's campaign with its ceilings and hardware models (no simulation)."""
+def unsized_campaign(rows: CampaignRows) -> tuple[core.Campaign, dict[str, Ceiling], str | None]:
+    """The core's campaign with its ceilings and hardware models, its kernel parts split, before prototype
+    benchmarks size any intervention."""
     campaign = to_core(rows)
     ceilings, floors, problem = ceilings_of(rows, campaign)
     campaign = replace(campaign, ceilings_tok_s=tuple((name, c.ceiling_tok_s) for name, c in ceilings.items()),
                        floors=tuple(floors.items()))
+    return with_kernel_parts(campaign), ceilings, problem
+
+
+def core_campaign(rows: CampaignRows) -> tuple[core.Campaign, dict[str, Ceiling], str | None]:
+    """The core's campaign with its ceilings and hardware models (no simulation)."""
     # kernels effects name are split from their buckets first; a prototype's benchmark then sizes its intervention
     # against the regime's step and hardware model
-    return sized_by_benchmarks(with_kernel_parts(campaign), to_benchmarks(rows)), ceilings, problem
+    campaign, ceilings, problem = unsized_campaign(rows)
+    return sized_by_benchmarks(campaign, to_benchmarks(rows)), ceilings, problem
 
 
 def analyse(rows: CampaignRows) -> Analysis:

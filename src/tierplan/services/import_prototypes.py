@@ -10,14 +10,18 @@ from datetime import datetime
 from sqlmodel import Session
 
 from tierplan.db import links
+from tierplan.db.mappers import to_benchmarks
+from tierplan.db.repo import CampaignRows
 from tierplan.db.tables import ImportRecord, Intervention, PrototypeRun, Regime, pk
 from tierplan.models.errors import FormInvalid
 from tierplan.planning import model as core
 from tierplan.planning.metrics import THROUGHPUT_METRIC
 from tierplan.planning.projection import project_regime
 from tierplan.planning.prototype_benchmark import Benchmark, Fit, benchmark_problem, sized_by_benchmarks
+from tierplan.services.analysis import unsized_campaign
 from tierplan.services.import_rows import MeasurementRow, read_rows
 from tierplan.text import formatting as fmt
+from tierplan.text.benchmarks import benchmark_sentence
 
 
 def check_key(keys: Iterable[str], key: str) -> None:
@@ -33,28 +37,28 @@ def newest(rows: list[MeasurementRow]) -> MeasurementRow | None:
     return max(reversed(runs), key=lambda r: r.measured_at or "", default=None)
 
 
-def consequences(campaign: core.Campaign, key: str, row: MeasurementRow | None) -> tuple[list[str], list[str]]:
-    """What the prototype's newest run would make of its intervention (lines), and why it cannot (problems)."""
+def consequences(rows: CampaignRows, key: str, row: MeasurementRow | None) -> tuple[list[str], list[str]]:
+    """What the prototype's newest run would make of its intervention (lines), beside the benchmarks stored for it
+    (the newest in each other regime), and why it cannot (problems)."""
     if row is None:
         return [], ["a prototype's benchmark is read by its output throughput, and these files hold none"]
     benchmark = Benchmark(row.regime, row.value, "this benchmark")
-    problem = benchmark_problem(campaign, key, benchmark)
+    plain, _, _ = unsized_campaign(rows)
+    problem = benchmark_problem(plain, key, benchmark)
     if problem is not None:
         return [], [f"{row.where}: {problem}"]
-    after = sized_by_benchmarks(campaign, {key: benchmark})
+    stored = to_benchmarks(rows)
+    was = sized_by_benchmarks(plain, stored)
+    kept = tuple(b for b in stored.get(key, ()) if b.regime != benchmark.regime)
+    after = sized_by_benchmarks(plain, {**stored, key: (*kept, benchmark)})
     planned = next(i for i in after.interventions if i.key == key)
     if not isinstance(planned.evidence, Fit):
         return [f"{key} is planned from its prototype's trace, which says more: this benchmark is kept beside it"], []
-    fit = planned.evidence
-    lines = [f"becomes the evidence of {key}: its prototype measured {fmt.tok_s(fit.prototype_tok_s)} in "
-             f"{fit.regime} ({fit.measured_gain:.3g}x the baseline's {fmt.tok_s(fit.baseline_tok_s)}) where the "
-             f"estimates entered projected {fit.entered_gain:.3g}x; planned with {fit.realised:.0%} of their predicted "
-             "log-gain in every regime its effects act on" + (" (the nearest share the estimates allow)"
-                                                               if fit.clamped else "")]
-    for regime, new in zip(campaign.regimes, after.regimes, strict=True):
-        was, now = project_regime(regime, campaign).final.tok_s, project_regime(new, after).final.tok_s
-        if was is not None and now is not None and abs(now / was - 1) > 1e-6:
-            lines.append(f"{regime.name}: the plan's projection {fmt.tok_s(was)} → {fmt.tok_s(now)}")
+    lines = [f"becomes the evidence of {key}. {benchmark_sentence(planned.evidence)}"]
+    for regime, new in zip(was.regimes, after.regimes, strict=True):
+        before, now = project_regime(regime, was).final.tok_s, project_regime(new, after).final.tok_s
+        if before is not None and now is not None and abs(now / before - 1) > 1e-6:
+            lines.append(f"{regime.name}: the plan's projection {fmt.tok_s(before)} → {fmt.tok_s(now)}")
     return lines, []
 
 

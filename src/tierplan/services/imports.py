@@ -262,7 +262,7 @@ def _measurement_preview(session: Session, rows: CampaignRows, infos: list[FileI
         if len(ran_in) > 1:
             problems.add(f"a prototype's benchmark is compared in one regime, and these runs are in {', '.join(ran_in)}: "
                          "choose the regime it ran in")
-        lines, refused = prototype_run_consequences(campaign, options.prototype_of, newest(prototype_rows))
+        lines, refused = prototype_run_consequences(rows, options.prototype_of, newest(prototype_rows))
         preview.consequences += lines
         for refusal in refused:
             problems.add(refusal)

@@ -24,6 +24,7 @@ from tierplan.services.analysis import Analysis
 from tierplan.services.records import PlanRecord
 from tierplan.text import effect_kinds as kind_texts
 from tierplan.text import formatting as fmt
+from tierplan.text.benchmarks import benchmark_sentence
 
 
 def band_text(input_share: float | None, risk_share: float | None = None) -> str:
@@ -143,14 +144,6 @@ def takes_text(projection: RegimeProjection, regime: Regime, campaign: Campaign)
     return "" if need is None else what_it_takes_sentence(need)
 
 
-def benchmark_text(fit: Fit) -> str:
-    """How a prototype's benchmark sized an intervention's effects, in words."""
-    clamped = " (the nearest share the estimates allow: check their shape)" if fit.clamped else ""
-    return (f"Sized by a prototype's benchmark in {fit.regime} ({fit.source}): {fit.measured_gain:.3g}x the baseline's "
-            f"{fmt.tok_s(fit.baseline_tok_s)} measured, where the estimates entered projected {fit.entered_gain:.3g}x; "
-            f"planned with {fit.realised:.0%} of their predicted log-gain in every regime they act on{clamped}")
-
-
 def evidence_lines(intervention: Intervention, analysis: Analysis) -> list[tuple[str, str]]:
     """Where a prototype's trace sets an intervention's planned effects: the trace, where it ran and where its
     effects are carried over, then each derived effect and whether it is measured or carried over; where a
@@ -159,7 +152,7 @@ def evidence_lines(intervention: Intervention, analysis: Analysis) -> list[tuple
     if evidence is None:
         return []
     if isinstance(evidence, Fit):
-        return [(benchmark_text(evidence), "")]
+        return [(benchmark_sentence(evidence), "")]
     carried = f", carried over to {', '.join(evidence.carried)}" if evidence.carried else ""
     untraced = (f"; in {', '.join(evidence.untraced)} (no traced step to carry it to) the estimates entered still hold"
                 if evidence.untraced else "")

@@ -1,0 +1,122 @@
+"""A CUDA-graph prototype's benchmark where the graph step is GPU-bound: the GPU time it took beyond the launch
+model's projection (the residual) is GPU work the path adds, carried with the sequences in flight, or the model's own
+miss when it is small; the launch cost removed holds as entered."""
+
+import pytest
+
+from tierplan.planning.model import (
+    Campaign,
+    Effect,
+    EffectKind,
+    Intervention,
+    LaunchProfile,
+    Profile,
+    Regime,
+    ThreePoint,
+    Tier,
+)
+from tierplan.planning.projection import context_of, project_regime
+from tierplan.planning.prototype_benchmark import Benchmark, fit, sized_by_benchmarks
+from tierplan.planning.prototype_residual import carried_ms, works_in
+from tierplan.planning.uncertainty import simulate
+
+GRAPHS = Intervention("A1", "CUDA graphs", ThreePoint(2, 3, 5), tier_key="A", effects=(
+    Effect(EffectKind.LAUNCH_OVERHEAD, removed=ThreePoint(0.97, 0.97, 0.97)),))
+# eager steps that wait for the host: 400 launches; GPU busy 2 ms of 10 at batch 1, 3.6 ms of 12 at batch 8, plus a
+# 0.5 us gap an item (0.2 ms)
+BATCH_1 = Regime("batch 1", 1, 1e6, baseline_tok_s=100.0, step_ms=10.0, profile=Profile.of(
+    {"attention": 0.05, "dense_gemm": 0.15, "host_overhead": 0.8}, LaunchProfile(400, 400, 10.0, 0.5)))
+BATCH_8 = Regime("batch 8", 8, 1e6, baseline_tok_s=8000 / 12, step_ms=12.0, profile=Profile.of(
+    {"attention": 0.1, "dense_gemm": 0.2, "host_overhead": 0.7}, LaunchProfile(400, 400, 12.0, 0.5)))
+CAMPAIGN = Campaign((BATCH_1, BATCH_8), (Tier("A", "A", 1),), (GRAPHS,))
+
+
+def step_ms(campaign: Campaign, regime: int) -> float:
+    return 1000 * campaign.regimes[regime].concurrency / project_regime(campaign.regimes[regime], campaign).final.tok_s
+
+
+def test_the_launch_model_alone_projects_the_gpu_side():
+    """Host 8 ms a step x 3% left = 0.24 ms; the GPU side binds: 2.2 ms at batch 1, 3.8 ms at batch 8."""
+    assert step_ms(CAMPAIGN, 0) == pytest.approx(2.2)
+    assert step_ms(CAMPAIGN, 1) == pytest.approx(3.8)
+
+
+def test_a_residual_beyond_the_model_s_miss_is_work_carried_with_the_sequences():
+    """Measured 3.2 ms at batch 1: 1.0 ms beyond the 2.2 projected (31% of the step). Batch 8 takes 8 x 1.0 ms."""
+    found = fit(GRAPHS, BATCH_1, context_of(BATCH_1, CAMPAIGN), 1000 / 3.2, "proto.json")
+    assert found.residual_ms == pytest.approx(1.0)
+    assert found.realised == 1.0 and found.step_ms == pytest.approx(3.2)
+    sized = sized_by_benchmarks(CAMPAIGN, {"A1": (Benchmark("batch 1", 1000 / 3.2, "proto.json"),)})
+    assert step_ms(sized, 0) == pytest.approx(3.2)  # the benchmark, where it ran
+    assert step_ms(sized, 1) == pytest.approx(3.8 + 8.0)
+    assert sized.interventions[0].realised == 1.0  # the launch cost removed holds as entered
+
+
+def test_a_residual_within_the_model_s_miss_is_carried_as_it_is():
+    """Measured 2.5 ms at batch 1: 0.3 ms beyond (12%), the launch model's own miss, the same at batch 8."""
+    sized = sized_by_benchmarks(CAMPAIGN, {"A1": (Benchmark("batch 1", 400.0, "proto.json"),)})
+    assert step_ms(sized, 0) == pytest.approx(2.5)
+    assert step_ms(sized, 1) == pytest.approx(3.8 + 0.3)
+
+
+def test_carried_bands_run_from_the_residual_as_it_is_to_grown_with_the_sequences():
+    assert carried_ms(1.0, 3.2, 8.0) == ThreePoint(0.85, 8.0, 9.2)  # work: 1.0 fixed, 8.0 grown, +-15% beyond
+    assert carried_ms(1.0, 3.2, 0.125) == ThreePoint(0.125 * 0.85, 0.125, 1.15)
+    assert carried_ms(0.3, 2.5, 8.0) == ThreePoint(0.0, 0.3, 0.3)  # the model's miss: none of it to all of it
+    assert carried_ms(-0.3, 2.5, 8.0) == ThreePoint(-0.3, -0.3, 0.0)
+
+
+def test_a_small_residual_settles_the_work_only_at_as_many_sequences_or_fewer():
+    regimes = (BATCH_1, BATCH_8)
+    assert works_in(1.0, 3.2, BATCH_1, regimes) == {"batch 1", "batch 8"}
+    assert works_in(0.3, 2.5, BATCH_1, regimes) == {"batch 1"}  # batch 8's growth may be too small to show at 1
+    assert works_in(0.3, 2.5, BATCH_8, regimes) == {"batch 1", "batch 8"}
+
+
+def test_the_bands_keep_the_path_prior_where_the_benchmark_cannot_see_the_work():
+    """At batch 8 a small residual at batch 1 leaves the prior for a graph path's unstated GPU work in the band
+    (its P90 well above the likely step), a large one replaces it."""
+    small = sized_by_benchmarks(CAMPAIGN, {"A1": (Benchmark("batch 1", 400.0, "p"),)})
+    large = sized_by_benchmarks(CAMPAIGN, {"A1": (Benchmark("batch 1", 1000 / 3.2, "p"),)})
+    small_8 = dict(simulate(small, samples=4000).regimes)["batch 8"][-1]
+    large_8 = dict(simulate(large, samples=4000).regimes)["batch 8"][-1]
+    assert small_8.risk_share > 0.9  # the path prior: nearly all of the band
+    assert 8000 / small_8.p10_tok_s > 2 * 4.1  # its long tail of work the path may add at batch 8
+    assert large_8.risk_share < 0.2  # only the side that binds moving; the residual's spread is an input's
+    assert large_8.input_share > large_8.risk_share
+    assert 8000 / large_8.p50_tok_s == pytest.approx(3.8 + 8.0, rel=0.15)
+
+
+def test_a_step_the_host_still_binds_is_sized_by_the_share_as_before():
+    """Half the launch cost removed leaves 4 ms of host at batch 1, above the GPU side: the residual says nothing of
+    GPU work there, and the share of the removal's log-gain is fitted."""
+    half = Intervention("A1", "CUDA graphs", ThreePoint(1, 2, 3), tier_key="A", effects=(
+        Effect(EffectKind.LAUNCH_OVERHEAD, removed=ThreePoint(0.5, 0.5, 0.5)),))
+    campaign = Campaign((BATCH_1, BATCH_8), (Tier("A", "A", 1),), (half,))
+    found = fit(half, BATCH_1, context_of(BATCH_1, campaign), 200.0, "p")
+    assert found.residual_ms is None and 0 < found.realised < 4
+
+
+def test_benchmarks_at_two_concurrencies_split_the_work_into_fixed_and_a_sequence():
+    """Measured 3.2 ms at batch 1 (1.0 ms beyond the launch model) and 11.8 ms at batch 8 (8.0 ms beyond): the line
+    through them is 0 ms fixed plus 1.0 ms a sequence, so batch 4, benchmarked by neither, takes 4.0 ms beyond its
+    own launch-model step."""
+    batch_4 = Regime("batch 4", 4, 1e6, baseline_tok_s=4000 / 11, step_ms=11.0, profile=Profile.of(
+        {"attention": 0.08, "dense_gemm": 0.18, "host_overhead": 0.74}, LaunchProfile(400, 400, 11.0, 0.5)))
+    campaign = Campaign((BATCH_1, batch_4, BATCH_8), (Tier("A", "A", 1),), (GRAPHS,))
+    plain_4 = step_ms(campaign, 1)
+    sized = sized_by_benchmarks(campaign, {"A1": (Benchmark("batch 1", 1000 / 3.2, "one.json"),
+                                                  Benchmark("batch 8", 8000 / 11.8, "eight.json"))})
+    assert step_ms(sized, 0) == pytest.approx(3.2)
+    assert step_ms(sized, 2) == pytest.approx(11.8)
+    assert step_ms(sized, 1) == pytest.approx(plain_4 + 4.0)
+    evidence = sized.interventions[0].evidence
+    assert evidence.source == "one.json" and [f.source for f in evidence.also] == ["eight.json"]
+    assert all(evidence.says_work_in(r.name) for r in campaign.regimes)
+
+
+def test_two_benchmarks_in_one_regime_size_it_by_the_newest():
+    sized = sized_by_benchmarks(CAMPAIGN, {"A1": (Benchmark("batch 1", 1000 / 3.2, "old.json"),
+                                                  Benchmark("batch 1", 400.0, "new.json"))})
+    assert step_ms(sized, 0) == pytest.approx(2.5)
+    assert sized.interventions[0].evidence.source == "new.json"
