@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 
 from tierplan.planning.effect_kinds import rule_of
 from tierplan.planning.effects import apply_effect, calibrated, point_draw
-from tierplan.planning.model import Campaign, Intervention, PlanningError, Regime
+from tierplan.planning.model import Campaign, Effect, Intervention, PlanningError, Regime
 from tierplan.planning.projection import context_of
 from tierplan.planning.prototype_residual import is_noise, line, line_effects, residual_effects, works_in
 from tierplan.planning.step import StepState, start_state
@@ -56,6 +56,7 @@ class Fit:
     settles: frozenset[str] | None = None  # the regimes whose GPU work the residual settles (None: every regime)
     also: tuple[Fit, ...] = ()  # benchmarks at other regimes that sized it with this one (a residual line)
     line_ms: tuple[float, float] | None = None  # that line: GPU ms a step fixed, and a sequence in flight
+    entered: tuple[Effect, ...] | None = None  # the team's own estimates, where the residual adds GPU work beside them
 
     @property
     def noise(self) -> bool:
@@ -157,7 +158,8 @@ def with_benchmark(intervention: Intervention, measured: Regime, context: Regime
         return replace(intervention, realised=found.realised, evidence=found)
     regimes = regimes or (measured,)
     added = residual_effects(found.residual_ms, found.step_ms, measured, regimes)
-    found = replace(found, settles=works_in(found.residual_ms, found.step_ms, measured, regimes))
+    found = replace(found, settles=works_in(found.residual_ms, found.step_ms, measured, regimes),
+                    entered=intervention.effects)
     return replace(intervention, realised=1.0, evidence=found, effects=intervention.effects + added)
 
 
@@ -211,7 +213,7 @@ def with_residual_line(intervention: Intervention, fits: list[tuple[Regime, Fit]
     added = line_effects(points, regimes)
     first, *others = [f for _, f in fits]
     fitted = line([(regime.concurrency, residual) for regime, residual, _ in points])
-    evidence = replace(first, also=tuple(others), settles=None, line_ms=fitted)
+    evidence = replace(first, also=tuple(others), settles=None, line_ms=fitted, entered=intervention.effects)
     return replace(intervention, realised=1.0, evidence=evidence, effects=intervention.effects + added)
 
 

@@ -152,7 +152,11 @@ def evidence_lines(intervention: Intervention, analysis: Analysis) -> list[tuple
     if evidence is None:
         return []
     if isinstance(evidence, Fit):
-        return [(benchmark_sentence(evidence), "")]
+        measured = {evidence.regime, *(f.regime for f in evidence.also)}
+        added = [e for e in intervention.effects if evidence.entered is not None and e not in evidence.entered]
+        return [(benchmark_sentence(evidence), ""), *((effect_text(e, sorted(e.regimes), analysis),
+                                                      "measured" if e.regimes <= measured else "carried over")
+                                                     for e in added)]
     carried = f", carried over to {', '.join(evidence.carried)}" if evidence.carried else ""
     untraced = (f"; in {', '.join(evidence.untraced)} (no traced step to carry it to) the estimates entered still hold"
                 if evidence.untraced else "")
