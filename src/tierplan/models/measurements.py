@@ -187,7 +187,8 @@ class ImportOptionsForm(Input):
     prototype_of: str = field(
         "A prototype of", default="", max_length=50, placeholder="A1",
         help="the key of the intervention a prototype of which ran: a trace of it derives its effects against the "
-             "regime's own trace, a benchmark sizes the effects entered by the throughput it measured; either way "
+             "regime's own trace, a benchmark sizes the effects entered by the throughput it measured (a graph "
+             "path's GPU work: benchmark it in two regimes to tell fixed work from work a sequence); either way "
              "carried to the other regimes, never the regime's own history")
     name_column: str = field("Kernel-name column", default="", max_length=200, help="other kernel CSVs only")
     time_column: str = field("Total-time column", default="", max_length=200)
