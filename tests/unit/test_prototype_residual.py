@@ -59,9 +59,12 @@ def test_a_residual_within_the_model_s_miss_is_carried_as_it_is():
     assert step_ms(sized, 1) == pytest.approx(3.8 + 0.3)
 
 
-def test_carried_bands_run_from_the_residual_as_it_is_to_grown_with_the_sequences():
-    assert carried_ms(1.0, 3.2, 8.0) == ThreePoint(0.85, 8.0, 9.2)  # work: 1.0 fixed, 8.0 grown, +-15% beyond
-    assert carried_ms(1.0, 3.2, 0.125) == ThreePoint(0.125 * 0.85, 0.125, 1.15)
+def test_carried_work_grows_with_the_sequences_its_band_from_their_square_root_to_their_1_25th_power():
+    def points(work: ThreePoint) -> tuple[float, float, float]:
+        return work.low, work.likely, work.high
+
+    assert points(carried_ms(1.0, 3.2, 8.0)) == pytest.approx((8 ** 0.5, 8.0, 8 ** 1.25))  # work: 1.0 ms at batch 1
+    assert points(carried_ms(1.0, 3.2, 0.125)) == pytest.approx((0.125 ** 1.25, 0.125, 0.125 ** 0.5))
     assert carried_ms(0.3, 2.5, 8.0) == ThreePoint(0.0, 0.3, 0.3)  # the model's miss: none of it to all of it
     assert carried_ms(-0.3, 2.5, 8.0) == ThreePoint(-0.3, -0.3, 0.0)
 

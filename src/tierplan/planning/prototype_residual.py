@@ -14,14 +14,16 @@ between the residual and r times it.
   at more, work that grows with them (a static cache's attention over its whole length) may be too small to show
   where it ran: there the bands keep the prior for a path's unstated GPU work (bottleneck_risk.py), as without a
   benchmark (`works_in`).
-- A larger residual is work the path adds, and it is carried with the sequences in flight, its band down to the
-  residual as it is and up by CARRIED_SPREAD. On the sweeps whose graph paths add work, that growth is what the
-  traces show: math attention over the whole static cache (tests/data/graphs_no_cudnn, 13.6 ms at batch 8, 108 at
-  64: 8x for 8x the sequences) and Inductor's path over a 2048-position cache (tests/data/graphs_hf_inductor, 1.07,
-  4.77 and 10.8 ms at batches 8, 32 and 64). Where the path copies buffers of fixed size, as torch.compile's
-  cudagraphs backend copies the weights at each replay (tests/data/graphs_hf: 8.6 ms at batch 8, 34 at 64), the
-  growth is slower than the sequences and the measured step lies inside the band, away from its middle; a
-  benchmark at a second regime, or the prototype's trace, is what tells the two apart.
+- A larger residual is work the path adds, and it grows with the sequences in flight: r times it, its band from r to
+  the power 0.5 to r to the power 1.25 (GROWTH_EXPONENTS). Between batches 8 and 64 the H100 sweeps' residuals grew
+  as r to the power 0.67 to 1.24: math attention over the whole static cache (tests/data/graphs_no_cudnn, 13.6 ms at
+  batch 8, 108 at 64: 1.0), Inductor's fused mask and cuDNN attention over a 2048- or 4096-position cache
+  (tests/data/graphs_hf_inductor, graphs_hf_inductor_qwen, graphs_hf_inductor_4096: 0.93 to 1.24), and
+  torch.compile's cudagraphs backend, which copies the weights at each replay besides the cache
+  (tests/data/graphs_hf: 8.6 ms at batch 8, 34 at 64: 0.67). Work that stays the same at every batch (a path that
+  copied only the weights) would fall outside the band; a benchmark at a second regime, or the prototype's trace,
+  tells them apart. The band was first drawn from the same time at every batch (a power of 0) to r times it, and the
+  draws' long tail put the middle of a carry from batch 64 down to 1 at twice the measured step.
 
 Benchmarks at two or more concurrencies settle it: the residuals are fitted by least squares as a fixed part and a
 part a sequence in flight (`line_effects`), each benchmark's regime keeping its own residual; the other regimes take
@@ -37,6 +39,8 @@ from tierplan.planning.model import Effect, EffectKind, Regime, ThreePoint
 from tierplan.planning.prototype import CARRIED_SPREAD, MEASURED_SPREAD
 
 RESIDUAL_NOISE = 0.2  # of the prototype's step: a residual this small is the launch model's own miss
+# The residual a regime at r times the sequences in flight takes: r to these powers (the band's ends and the carry)
+GROWTH_EXPONENTS = (0.5, 1.0, 1.25)
 
 
 def is_noise(residual_ms: float, step_ms: float) -> bool:
@@ -46,11 +50,10 @@ def is_noise(residual_ms: float, step_ms: float) -> bool:
 
 def carried_ms(residual_ms: float, step_ms: float, ratio: float) -> ThreePoint:
     """The residual's GPU time a step (ms) in a regime at `ratio` times the measured one's sequences in flight."""
-    fixed, grown = residual_ms, residual_ms * ratio
     if is_noise(residual_ms, step_ms):
-        return ThreePoint(min(0.0, fixed), fixed, max(0.0, fixed))
-    low, high = sorted((fixed, grown))
-    return ThreePoint(low - CARRIED_SPREAD * abs(low), grown, high + CARRIED_SPREAD * abs(high))
+        return ThreePoint(min(0.0, residual_ms), residual_ms, max(0.0, residual_ms))
+    low, likely, high = sorted(residual_ms * ratio ** k for k in GROWTH_EXPONENTS)
+    return ThreePoint(low, likely, high)
 
 
 def works_in(residual_ms: float, step_ms: float, measured: Regime, regimes: Sequence[Regime]) -> frozenset[str]:

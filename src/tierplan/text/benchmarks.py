@@ -33,8 +33,8 @@ def benchmark_sentence(fit: Fit) -> str:
             return (f"{head}. That is within the launch model's own miss ({RESIDUAL_NOISE:.0%} of the step): carried "
                     f"as it is, and at more sequences in flight than {fit.regime}'s the bands keep the prior for "
                     "work the path may add there. A benchmark at a second concurrency settles it")
-        return (f"{head}. It is carried with the sequences in flight, its band down to the same time at every batch; "
-                "a benchmark at a second concurrency splits it into fixed and per-sequence parts")
+        return (f"{head}. It is carried with the sequences in flight, its band from their square root to their 1.25th "
+                "power; a benchmark at a second concurrency splits it into fixed and per-sequence parts")
     clamped = " (the nearest share the estimates allow: check their shape)" if fit.clamped else ""
     return (f"Sized by a prototype's benchmark in {_measured(fit)}: it measured {fmt.tok_s(fit.prototype_tok_s)}, "
             f"{fit.measured_gain:.3g}x the baseline's {fmt.tok_s(fit.baseline_tok_s)}, where the estimates entered "
