@@ -16,7 +16,7 @@ from tierplan.planning.model import (
     Tier,
 )
 from tierplan.planning.projection import context_of, project_regime
-from tierplan.planning.prototype_benchmark import Benchmark, fit, sized_by_benchmarks
+from tierplan.planning.prototype_benchmark import Benchmark, benchmark_problem, fit, sized_by_benchmarks
 from tierplan.planning.prototype_residual import carried_ms, works_in
 from tierplan.planning.uncertainty import simulate
 
@@ -123,3 +123,11 @@ def test_two_benchmarks_in_one_regime_size_it_by_the_newest():
                                                   Benchmark("batch 1", 400.0, "new.json"))})
     assert step_ms(sized, 0) == pytest.approx(2.5)
     assert sized.interventions[0].evidence.source == "new.json"
+
+
+def test_a_benchmark_whose_residual_cannot_be_carried_says_why():
+    """A throughput of 1e-307 tok/s: a step of 1e310 ms, past any finite estimate of the work it adds."""
+    problem = benchmark_problem(CAMPAIGN, "A1", Benchmark("batch 1", 1e-307, "p"))
+    assert problem is not None and "is a step too long to carry: check the regime it ran in" in problem
+    kept = sized_by_benchmarks(CAMPAIGN, {"A1": (Benchmark("batch 1", 1e-307, "p"),)})
+    assert kept.interventions[0].evidence is None  # the estimates entered still hold

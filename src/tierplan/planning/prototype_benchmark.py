@@ -123,6 +123,9 @@ def fit(intervention: Intervention, regime: Regime, context: RegimeContext, prot
     residual = _residual_ms(intervention, regime, context, prototype_tok_s)
     if residual is not None:
         step_ms = float(context.step_ms) * baseline_tok_s / prototype_tok_s
+        if not (math.isfinite(step_ms) and math.isfinite(residual)):
+            raise PlanningError(f"a prototype's {prototype_tok_s:g} tok/s against {regime.name}'s baseline of "
+                                f"{baseline_tok_s:g} is a step too long to carry: check the regime it ran in")
         return Fit(regime.name, source, baseline_tok_s, prototype_tok_s, entered, 1.0, residual_ms=residual,
                    step_ms=step_ms)
     wanted = math.log(prototype_tok_s / baseline_tok_s)
@@ -235,8 +238,9 @@ def benchmark_problem(campaign: Campaign, key: str, benchmark: Benchmark) -> str
     regime = next((r for r in campaign.regimes if r.name == benchmark.regime), None)
     if intervention is None or regime is None:
         return f"no intervention {key!r} or regime {benchmark.regime!r} in this campaign"
-    try:
-        fit(intervention, regime, context_of(regime, campaign), benchmark.tok_s, benchmark.source)
+    try:  # sized as the plan would size it: its fit, and the GPU work a residual carries to every regime
+        with_benchmark(intervention, regime, context_of(regime, campaign), benchmark.tok_s, benchmark.source,
+                       campaign.regimes)
     except PlanningError as exc:
         return str(exc)
     return None
