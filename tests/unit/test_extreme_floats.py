@@ -105,3 +105,10 @@ def test_a_verdict_is_given_for_figures_of_any_physical_size(tok_s, target_tok_s
     assert said.reaches is None or said.reaches == (tok_s is not None and tok_s >= target_tok_s)
     assert isinstance(fmt.verdict(said), str)
     assert fmt.ceiling_verdict(target_tok_s, ceiling_tok_s or None) is None or ceiling_tok_s
+
+
+def test_a_tier_at_zero_on_a_log_scale_sits_on_its_axis():
+    """Found by the test above in CI: 0 tok/s beside a 100x span (a log scale) had no logarithm."""
+    tiers = [charts.TierPoint("baseline", 0.0, 0.0, 0.0), charts.TierPoint("A", 100.0, 50.0, 200.0)]
+    svg = charts.projection_chart("c", "batch 1", tiers, 1.0, None, "t")
+    assert drawn_well(svg) and 'data-scale="log"' in svg and 'data-tok-s="0.0"' in svg

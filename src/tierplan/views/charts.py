@@ -37,8 +37,10 @@ class Scale:
     log: bool
 
     def y(self, value: float) -> float:
-        """The SVG y of a value (top is high)."""
+        """The SVG y of a value (top is high); on a log scale, a value at or below its low end (0 tok/s) sits on
+        the axis."""
         if self.log:
+            value = max(value, self.low)
             share = (math.log10(value) - math.log10(self.low)) / (math.log10(self.high) - math.log10(self.low))
         else:
             share = (value - self.low) / (self.high - self.low)
