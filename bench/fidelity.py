@@ -18,6 +18,7 @@ _bootstrap.ensure_project_python()
 
 import argparse
 import dataclasses
+import functools
 import json
 import math
 from pathlib import Path
@@ -56,6 +57,7 @@ def effect_of(spec: dict) -> core.Effect:
     raise SystemExit(f"effect kind {kind.value} is not wired into the fidelity cases yet")
 
 
+@functools.cache  # cases share traces: each is read once a run (a Profile is immutable)
 def trace_profile(path: str, step_ms: float) -> core.Profile:
     """A trace's decode steps as tierplan imports them: shares of the measured step, with its launch counts."""
     with open(ROOT / path, "rb") as handle:
