@@ -213,9 +213,9 @@ def with_residual_line(intervention: Intervention, fits: list[tuple[Regime, Fit]
     fixed part and a part a sequence in flight, fitted through them (prototype_residual.line_effects); its evidence
     the first fit, the others beside it."""
     points = [(regime, need_residual(f), need_step(f)) for regime, f in fits]
-    added = line_effects(points, regimes)
-    first, *others = [f for _, f in fits]
     fitted = line([(regime.concurrency, residual) for regime, residual, _ in points])
+    added = line_effects(points, fitted, regimes)
+    first, *others = [f for _, f in fits]
     evidence = replace(first, also=tuple(others), settles=None, line_ms=fitted, entered=intervention.effects)
     return replace(intervention, realised=1.0, evidence=evidence, effects=intervention.effects + added)
 

@@ -91,10 +91,11 @@ def line(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
     return mean_r - per_seq * mean_c, per_seq
 
 
-def line_effects(points: Sequence[tuple[Regime, float, float]], regimes: Sequence[Regime]) -> tuple[Effect, ...]:
+def line_effects(points: Sequence[tuple[Regime, float, float]], fitted: tuple[float, float],
+                 regimes: Sequence[Regime]) -> tuple[Effect, ...]:
     """GPU work in each regime from residuals measured at two or more concurrencies ((regime, residual ms,
-    prototype step ms) each): as measured where a benchmark ran, on the fitted line in the others."""
-    fixed, per_seq = line([(r.concurrency, residual) for r, residual, _ in points])
+    prototype step ms) each): as measured where a benchmark ran, on the `fitted` line (`line`) in the others."""
+    fixed, per_seq = fitted
     noise = MEASURED_SPREAD * sum(step for _, _, step in points) / len(points)
     measured = {r.name: (residual, step) for r, residual, step in points}
     effects = []
