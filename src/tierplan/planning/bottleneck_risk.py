@@ -18,10 +18,13 @@ Carlo's alone, reported as their own share of each band ("bottleneck risk").
    over a 512-token context adds 7, as the cuDNN sweep of tests/data/graphs measured (its attention 5.5x the eager
    path's); a cache sized to the model's whole context, Llama-3's 8192 positions, over a chat's 630-token mean
    context adds 12; and a masked attention that falls off its fused kernel adds far more, as the math-attention
-   sweep of tests/data/graphs_no_cudnn did, beyond any band worth drawing). The P90 is 20, above those 12: the graph
-   paths the issue that asked for this prior replayed added 41% to 239% to the step at batch 8 to 64, and where
-   attention is a tenth of the GPU time, as in the cuDNN sweep's eager trace at batch 64, adding 239% takes a
-   stretch of about 20. Two sweeps written after it was set fall inside its bands: Llama-3.2-1B's shape
+   sweep of tests/data/graphs_no_cudnn did, beyond any band worth drawing). The P90 is 50: a static cache sized to
+   a 32k-position context over that chat adds 51, and it is what the seven measured graph paths of bench/fidelity.py
+   call for. Entered as launch cost removed with no GPU work, 30 of their cases are judged by their band alone; at
+   a P90 of 20 (set from the issue that asked for this prior: 41% to 239% added at batch 8 to 64) 7 of the 30 fell
+   above it, among them the blind 4096-position reduce-overhead sweep (tests/data/graphs_hf_inductor_4096: 3.8x and
+   5.3x the launch model's step at batches 32 and 64); at 50, 3 do (10%, as a P90 should): math attention at batches 8
+   and 64, and the cudagraphs backend's copies at batch 8. Earlier sweeps inside it: Llama-3.2-1B's shape
    (tests/data/graphs_1b) and transformers' reduce-overhead path (tests/data/graphs_hf_inductor, 1.3x to 3.0x the
    launch model's step at batches 8 to 64). Padding is uniform on
    [0, min(PADDING_MAX, 7 / concurrency)] above concurrency 2 (vLLM captures batch sizes 1, 2, 4 and then
@@ -40,7 +43,7 @@ from tierplan.planning.step import HOST_BUCKET, StepState
 
 BINDING_SIGMA = 0.10
 STRETCH_MEDIAN = 1.0
-STRETCH_P90 = 20.0
+STRETCH_P90 = 50.0
 PADDING_MAX = 0.25
 UNKNOWN_ATTENTION_SHARE = 0.3
 ATTENTION_BUCKET = "attention"

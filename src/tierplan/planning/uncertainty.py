@@ -197,8 +197,10 @@ def _apply(intervention: Intervention, drawn: list[EffectSamples], state: StepSt
             risk.binding[:] += BINDING_SIGMA * moved(side, binding(state)) * samples.binding_z
             if samples.path_work is not None and not _measured_work(intervention, context.name):
                 add_path_work(state, *samples.path_work, context.concurrency)
-                risk.path[:] += np.log(state.per_token() / after)
-            before = state.per_token()
+                with_path = state.per_token()
+                risk.path[:] += np.log(with_path / after)
+                after = with_path
+            before = after
 
 
 def _distribution(tier_key: str, state: StepState, error: Any, risk: Risk, regime: Regime, campaign: Campaign
