@@ -24,7 +24,7 @@ import math
 from pathlib import Path
 
 from tierplan.importers.benchmarks import parse_results_json
-from tierplan.importers.buckets import bucket_kernels, kept_kernels, step_shares
+from tierplan.importers.buckets import bucket_kernels, kept_blocks, kept_kernels, step_shares
 from tierplan.importers.torch_trace import parse_trace
 from tierplan.planning import model as core
 from tierplan.planning.ceiling import GpuSpec, ModelSpec, StepFloor
@@ -69,7 +69,8 @@ def trace_profile(path: str, step_ms: float) -> core.Profile:
     profile = core.Profile.of(shares, core.LaunchProfile(stats.gpu_items, stats.host_launches, step_ms, gap,
                                                          gap_measured=stats.gpu_gap_us is not None,
                                                          host_busy_ms=stats.host_ms(step_ms)))
-    return dataclasses.replace(profile, kernels=tuple(kept_kernels(bucketing, stats.decode_steps)))  # as imports keep them
+    return dataclasses.replace(profile, kernels=tuple(kept_kernels(bucketing, stats.decode_steps)),  # as imports keep them
+                               blocks_per_sm=tuple(kept_blocks(bucketing, summary.blocks_per_sm).items()))
 
 
 def traced_regime(name: str, concurrency: int, trace: str, step_ms: float) -> core.Regime:

@@ -10,7 +10,7 @@ import pytest
 
 from tierplan.importers import detect as formats
 from tierplan.importers.benchmarks import parse_console
-from tierplan.importers.buckets import HOST_BUCKET, bucket_kernels, step_shares
+from tierplan.importers.buckets import HOST_BUCKET, bucket_kernels, kept_blocks, step_shares
 from tierplan.importers.errors import ImportFileError
 from tierplan.importers.kernel_csv import ColumnMap, parse_generic
 from tierplan.importers.torch_trace import parse_trace, parse_traces
@@ -286,3 +286,18 @@ def test_results_are_read_shallow_so_per_request_arrays_cost_nothing():
     assert (line1, line2) == (1, 2) and second == [{"z": 2}, 3]  # one odd item kept, for its error
     long_line = '{"a": [' + ",".join(["1.25"] * (module.PIECE_BYTES // 4)) + '], "output_throughput": 3}'
     assert values(long_line) == [({"output_throughput": 3}, 1)]  # a line past a piece is cut at a comma
+
+
+def test_a_kernels_blocks_per_sm_is_read_from_the_trace_and_kept_with_its_profile():
+    """torch.profiler writes each kernel's "blocks per SM" (CUPTI): in the H100 reduce-overhead trace at batch 1
+    (tests/data/graphs_hf_inductor_4096), Inductor's fused mask over the whole 4096-position cache fills the GPU
+    (a grid of 16384 blocks, 124 an SM) where its RMSNorm reductions run one block."""
+    with open(DATA / "graphs_hf_inductor_4096/trace_graphs_b1.json.gz", "rb") as handle:
+        summary = parse_trace(handle, "trace_graphs_b1.json.gz")
+    mask = max((name for name in summary.blocks_per_sm if "scaled_dot_product_cudnn_attention" in name
+                and name.startswith("triton_poi")), key=lambda name: summary.kernels[name][0])
+    assert summary.blocks_per_sm[mask] == pytest.approx(124.12, abs=0.01)
+    norms = [blocks for name, blocks in summary.blocks_per_sm.items() if name.startswith("triton_red_fused")]
+    assert norms and max(norms) < 0.01
+    kept = kept_blocks(bucket_kernels(summary), summary.blocks_per_sm)
+    assert kept[mask] == summary.blocks_per_sm[mask] and set(kept) <= set(summary.kernels)

@@ -9,9 +9,11 @@ from tierplan.planning.model import EffectKind, LaunchProfile, Profile, Regime
 from tierplan.planning.prototype import derive
 from tierplan.planning.prototype_kernels import (
     BUFFER_COPY,
+    FULL_GRID_BLOCKS,
     LATENCY_US,
     REDUCTION,
     REDUCTION_LATENCY,
+    WORK_BOUND_LATENCY_US,
     buffer_copies_ms,
     carried_gpu_ms,
     carried_parts_ms,
@@ -172,6 +174,27 @@ def test_a_new_reduction_waits_longer_on_its_launches_than_another_kernel():
     assert carried_gpu_ms(BEFORE, after, MEASURED, OTHER) == pytest.approx(kept + 0.064)
     assert carried_gpu_ms(BEFORE, plain, MEASURED, OTHER) == pytest.approx(
         kept + 8 * LATENCY_US / 1000 + (0.064 - 8 * LATENCY_US / 1000) * 8)
+
+
+def test_a_new_kernel_that_filled_the_gpu_is_work_and_grows_all_but_the_gpus_floor():
+    """A fused mask over a whole static cache: 8 launches of 15 us (0.12 ms) at batch 8. Said to run 124 blocks an SM
+    there, it is work: 1 us a launch stays and 14 us grows 8-fold to batch 64. Said to run 0.1 block an SM (or not
+    said), it keeps the carry's latency of LATENCY_US a launch. Carried down to batch 1 (an eighth), a mask of 4.5
+    blocks an SM keeps one wave's time: its 14 us a launch shrinks by 1 / 4.5, not by 8."""
+    def prototype(blocks: float | None) -> Profile:
+        after = traced(10.12, {"attention": {"sdpa": 1.0}, "elementwise": {"cat": 1.5, "add": 1.5},
+                               "dense_gemm": {"gemm": 5.0}, "other": {"triton_poi_fused_mask": 0.12}})
+        return after if blocks is None else dataclasses.replace(after, blocks_per_sm=(("triton_poi_fused_mask", blocks),))
+
+    kept = carried_gpu_ms(BEFORE, BEFORE, MEASURED, OTHER)
+    assert FULL_GRID_BLOCKS <= 124 and WORK_BOUND_LATENCY_US == 1.0
+    assert carried_gpu_ms(BEFORE, prototype(124.0), MEASURED, OTHER) == pytest.approx(kept + (8 * 1 + 8 * 14 * 8) / 1000)
+    latency_bound = kept + grown_ms(0.12, 8, 8.0)
+    assert carried_gpu_ms(BEFORE, prototype(0.1), MEASURED, OTHER) == pytest.approx(latency_bound)
+    assert carried_gpu_ms(BEFORE, prototype(None), MEASURED, OTHER) == pytest.approx(latency_bound)
+    one = Regime("batch 1", 1, 1e9, baseline_tok_s=100, profile=BEFORE, step_ms=10.0)
+    assert carried_gpu_ms(BEFORE, prototype(4.5), MEASURED, one) == pytest.approx(
+        carried_gpu_ms(BEFORE, BEFORE, MEASURED, one) + (8 * 1 + 8 * 14 / 4.5) / 1000)
 
 
 def test_a_kept_kernel_launched_more_often_carries_its_new_launches_as_new_ones():

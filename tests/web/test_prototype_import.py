@@ -1,11 +1,18 @@
 """Traces imported as evidence: a prototype's trace setting its intervention's effects, and a gate on a measured
 profile."""
 
+import dataclasses
 import html
 
 import pytest
+from sqlmodel import select
 
 from tests.web.test_imports import APPEND, APPEND_RUNS, DATA, confirm, token_of, upload, wait_for_parse
+from tierplan.db.engine import new_session
+from tierplan.db.mappers import to_core, to_core_profile
+from tierplan.db.repo import load_campaign
+from tierplan.db.tables import Profile, ProfileKernel, ProfileShare
+from tierplan.planning.prototype_kernels import carried_gpu_ms
 
 
 def test_a_prototype_s_trace_sets_its_intervention_s_effects_measured_where_it_ran_and_carried_elsewhere(
@@ -122,3 +129,39 @@ def test_a_prototype_whose_new_copies_are_carried_says_they_may_not_grow_with_th
            "sequences in flight (on a log scale), the band spanning both; 2.44 ms of copy kernels, carried as " \
            "growing with them" in page
     assert "trace the prototype in a regime it is carried to and compare before trusting the carry" in page
+
+
+def test_a_prototype_s_kernels_keep_their_blocks_per_sm_and_a_kernel_that_filled_the_gpu_grows_as_work(
+        client, app, demo_id):
+    """tests/data/graphs_hf_inductor_4096: eager traces at batches 1 and 64 as the demo's two regimes, then a
+    prototype under torch.compile's reduce-overhead path traced at batch 1. Its fused mask over the whole static
+    cache ran 124 blocks an SM there: stored with the kernel, it makes the mask work that grows with the batch, and
+    the GPU work carried to the other regime is the core's reading of the stored profiles."""
+    for name, regime, step_ms in (("trace_eager_b1.json.gz", "batch 1", "46.82"),
+                                  ("trace_eager_b64.json.gz", "concurrency 16", "47.71")):
+        own = upload(client, demo_id, DATA / "graphs_hf_inductor_4096" / name, regime=regime, step_ms=step_ms)
+        own = wait_for_parse(client, demo_id, token_of(own.text)) if "Parsing" in own.text else own
+        assert confirm(client, demo_id, token_of(own.text)).status_code == 204, html.unescape(own.text)
+    preview = upload(client, demo_id, DATA / "graphs_hf_inductor_4096" / "trace_graphs_b1.json.gz", regime="batch 1",
+                     step_ms="2.897", prototype_of="A1")
+    preview = wait_for_parse(client, demo_id, token_of(preview.text)) if "Parsing" in preview.text else preview
+    assert confirm(client, demo_id, token_of(preview.text), confirm="on").status_code == 204
+    with new_session(app.state.engine) as session:
+        prototype = session.exec(select(Profile).where(Profile.intervention_id.is_not(None))).one()
+        kernels = session.exec(select(ProfileKernel).where(ProfileKernel.profile_id == prototype.id)).all()
+        shares = session.exec(select(ProfileShare).where(ProfileShare.profile_id == prototype.id)).all()
+        rows = load_campaign(session, campaign_id=demo_id)
+    mask = max((k for k in kernels if k.name.startswith("triton_poi_fused__scaled_dot_product")),
+               key=lambda k: k.fraction)
+    assert mask.blocks_per_sm == pytest.approx(124.12, abs=0.01)
+    assert all(k.blocks_per_sm is None or k.blocks_per_sm >= 0 for k in kernels)
+    after = to_core_profile(prototype, shares, kernels)
+    assert after is not None and dict(after.blocks_per_sm)[mask.name] == mask.blocks_per_sm
+    assert rows is not None
+    measured, other = to_core(rows).regimes
+    assert measured.profile is not None and other.profile is not None
+    carried = carried_gpu_ms(measured.profile, after, measured, other)
+    without = carried_gpu_ms(measured.profile, dataclasses.replace(after, blocks_per_sm=()), measured, other)
+    assert carried is not None and without is not None and carried > without  # the mask grows as work
+    page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
+    assert "Planned from a prototype's trace in batch 1" in page and "carried over to concurrency 16" in page

@@ -98,7 +98,9 @@ def to_core_profile(profile_row, shares, kernels=()) -> core.Profile | None:
     if not kernels:
         return profile
     return dataclasses.replace(profile, kernels=tuple((k.name, k.bucket, k.fraction, k.calls_a_step or 0.0)
-                                                      for k in kernels))
+                                                      for k in kernels),
+                               blocks_per_sm=tuple((k.name, k.blocks_per_sm) for k in kernels
+                                                   if k.blocks_per_sm is not None))
 
 
 def to_core_measurements(rows: CampaignRows) -> tuple[core.Measurement, ...]:

@@ -132,6 +132,7 @@ class ProfileKernel(SQLModel, table=True):
     fraction: float  # of its bucket's time in the profile
     calls_a_step: float | None = None  # launches a decode step, where a trace said (a kernel table does not)
     launch: str = Field(default="", max_length=300)  # Nsight Compute: blocks, threads, SMs, occupancy, DRAM
+    blocks_per_sm: float | None = None  # torch.profiler: its launches' mean blocks per SM, where the trace said
 
 
 class PrototypeRun(SQLModel, table=True):

@@ -76,6 +76,12 @@ def kept_kernels(bucketing: Bucketing, steps: int | None) -> list[tuple[str, str
             for k in bucketing.kernels[:KEPT_KERNELS] if bucketing.bucket_us.get(k.bucket)]
 
 
+def kept_blocks(bucketing: Bucketing, blocks_per_sm: dict[str, float]) -> dict[str, float]:
+    """The kept kernels' mean blocks per SM, by the name kept_kernels gives them, where the trace said."""
+    return {k.name[:1000]: blocks_per_sm[k.name] for k in bucketing.kernels[:KEPT_KERNELS]
+            if k.name in blocks_per_sm and bucketing.bucket_us.get(k.bucket)}
+
+
 def compile_rules(rules) -> list[tuple[Any, str]]:
     """Compile (pattern, bucket) pairs; raises ValueError naming the bad pattern."""
     return [(compile_pattern(pattern), bucket) for pattern, bucket in rules]

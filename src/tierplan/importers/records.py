@@ -41,6 +41,7 @@ class KernelSummary:
     whole_trace_gpu_us: float | None = None  # prefill and all, before keeping the decode steps
     listed_share: float | None = None  # nsys: share of all kernel time the table lists (Time (%) summed)
     launch: dict[str, str] = field(default_factory=dict)  # ncu: a kernel's launch figures, in words
+    blocks_per_sm: dict[str, float] = field(default_factory=dict)  # torch.profiler: a kernel's mean, where said
     ranks: int = 0
 
     def add(self, name: str, duration_us: float, count: int = 1) -> None:
@@ -57,6 +58,8 @@ class KernelSummary:
             self.add(name, total, int(count))
         self.files += other.files
         self.launch.update(other.launch)
+        for name, blocks in other.blocks_per_sm.items():  # each rank runs the same grids: the first file's
+            self.blocks_per_sm.setdefault(name, blocks)
         self.devices += [d for d in other.devices if d not in self.devices]
         if other.gpu_span_us is not None:
             self.gpu_span_us = max(self.gpu_span_us or 0.0, other.gpu_span_us)

@@ -30,6 +30,7 @@ def parse_trace(raw: BinaryIO, file: str, on_progress=None, exclude_first: int =
     for name, (total_us, count) in analysis.kernels.items():
         summary.add(name, total_us, int(count))
     summary.steps = analysis.steps
+    summary.blocks_per_sm = analysis.blocks_per_sm
     summary.steps_found = analysis.steps.decode_steps if analysis.steps else None
     summary.whole_trace_gpu_us = analysis.all_gpu_us
     starts = np.frombuffer(columns.gpu_ts, dtype=np.float64)

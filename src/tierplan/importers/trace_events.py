@@ -2,7 +2,8 @@
 
 ijson walks `traceEvents` one event at a time; what the step analysis needs of each event is kept
 in typed arrays (about 40 bytes an event), so memory stays a small fraction of what `json.load`
-takes, and nothing of an event but its name, times, thread and correlation id survives the walk.
+takes, and nothing of an event but its name, times, thread, correlation id and (a kernel's) blocks per SM survives
+the walk.
 
 Kept: GPU work (`kernel`, `gpu_memcpy`, `gpu_memset`; older PyTorch wrote `Kernel`, `Memcpy`,
 `Memset`), host spans (`cpu_op`, `user_annotation`, `python_function`, older `operator`; a
@@ -14,6 +15,7 @@ host span it would cut every step twice), and the CUDA runtime and driver calls 
 from __future__ import annotations
 
 import gzip
+import math
 import zlib
 from array import array
 from dataclasses import dataclass, field
@@ -126,6 +128,7 @@ class TraceColumns:
     gpu_corr: array = field(default_factory=lambda: array("q"))
     gpu_stream: array = field(default_factory=lambda: array("q"))
     gpu_kind: array = field(default_factory=lambda: array("b"))  # 0 kernel, 1 memcpy, 2 memset
+    gpu_blocks: array = field(default_factory=lambda: array("d"))  # a kernel's "blocks per SM" (NaN: not said)
     host_ts: array = field(default_factory=lambda: array("d"))
     host_dur: array = field(default_factory=lambda: array("d"))
     host_name: array = field(default_factory=lambda: array("q"))
@@ -198,6 +201,8 @@ def _keep(columns: TraceColumns, event: dict) -> None:
         columns.gpu_corr.append(_int(args.get("correlation")))
         columns.gpu_stream.append(_int(args.get("stream", event.get("tid"))))
         columns.gpu_kind.append(kind)
+        blocks = args.get("blocks per SM")
+        columns.gpu_blocks.append(float(blocks) if isinstance(blocks, int | float) and blocks >= 0 else math.nan)
         return
     if not isinstance(ts, int | float) or not isinstance(dur, int | float) or not isinstance(name, str):
         return

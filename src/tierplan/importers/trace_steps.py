@@ -103,6 +103,7 @@ class TraceAnalysis:
     kernels: dict[str, list[float]]  # decode steps only: name -> [total_us, count]
     steps: StepStats | None  # None when no pass boundaries were found
     all_gpu_us: float  # over the whole trace, prefill included
+    blocks_per_sm: dict[str, float] = field(default_factory=dict)  # decode steps: name -> mean, where the trace said
 
 
 def analyse(columns: TraceColumns, exclude_first: int = 0, steps_hint: int | None = None) -> TraceAnalysis:
@@ -116,7 +117,8 @@ def analyse(columns: TraceColumns, exclude_first: int = 0, steps_hint: int | Non
     tags = tags_of(router_tags(columns, tops, launch_ts, launch_tid), attention_tags(columns, launch_ts, launch_tid))
     all_us = float(gpu["dur"].sum())
     if passes is None:
-        return TraceAnalysis(_kernels(names, gpu, np.ones(len(gpu["ts"]), bool), tags), None, all_us)
+        everything = np.ones(len(gpu["ts"]), bool)
+        return TraceAnalysis(_kernels(names, gpu, everything, tags), None, all_us, _blocks(names, gpu, everything, tags))
     pass_of = passes.pass_of
     infos = _pass_infos(names, gpu, pass_of, launch_key, exclude_first)
     decode_passes = [p.number - 1 for p in infos if p.role in ("decode", "undecided")]
@@ -135,7 +137,7 @@ def analyse(columns: TraceColumns, exclude_first: int = 0, steps_hint: int | Non
         passes=infos,
         notes=_notes(infos, exclude_first),
     )
-    return TraceAnalysis(_kernels(names, gpu, decode, tags), stats, all_us)
+    return TraceAnalysis(_kernels(names, gpu, decode, tags), stats, all_us, _blocks(names, gpu, decode, tags))
 
 
 def _gpu_arrays(columns: TraceColumns) -> dict[str, np.ndarray]:
@@ -145,6 +147,7 @@ def _gpu_arrays(columns: TraceColumns) -> dict[str, np.ndarray]:
         "name": np.frombuffer(columns.gpu_name, dtype=np.int64),
         "corr": np.frombuffer(columns.gpu_corr, dtype=np.int64),
         "stream": np.frombuffer(columns.gpu_stream, dtype=np.int64),
+        "blocks": np.frombuffer(columns.gpu_blocks, dtype=np.float64),
     }
 
 
@@ -375,3 +378,15 @@ def _kernels(names, gpu, chosen: np.ndarray, tags: np.ndarray) -> dict[str, list
         entry[0] += dur
         entry[1] += 1
     return out
+
+
+def _blocks(names, gpu, chosen: np.ndarray, tags: np.ndarray) -> dict[str, float]:
+    """Each kernel's mean blocks per SM over the chosen launches that said it (torch.profiler's CUPTI figure)."""
+    said = chosen & ~np.isnan(gpu["blocks"])
+    sums: dict[str, list[float]] = {}
+    for name_id, blocks, tag in zip(gpu["name"][said].tolist(), gpu["blocks"][said].tolist(), tags[said].tolist(),
+                                    strict=True):
+        entry = sums.setdefault(tag + names[name_id], [0.0, 0])
+        entry[0] += blocks
+        entry[1] += 1
+    return {name: total / count for name, (total, count) in sums.items()}

@@ -143,6 +143,7 @@ class Profile:
     # the kernels a trace or kernel table named: (name, bucket, its fraction of that bucket's time, its launches a
     # step or 0 where the file did not say), largest first
     kernels: tuple[tuple[str, str, float, float], ...] = ()
+    blocks_per_sm: tuple[tuple[str, float], ...] = ()  # a kernel's mean blocks per SM, where its trace said
 
     @classmethod
     def of(cls, shares: dict[str, float], launches: LaunchProfile | None = None) -> Profile:

@@ -26,7 +26,12 @@ tag aside), the kernels tell the three apart:
   however little it does, and the rest of its time grows with the regime's concurrency over the measured one's.
   Where the trace did not count its launches, all of its time grows. The band's ends take LATENCY_US_LOW and
   LATENCY_US_HIGH a launch, the carry their geometric middle, LATENCY_US; a reduction over the grid, which waits on
-  its blocks' partial results, REDUCTION_LATENCY times as much;
+  its blocks' partial results, REDUCTION_LATENCY times as much. A kernel whose launches at the measured regime held
+  FULL_GRID_BLOCKS blocks an SM or more (torch.profiler's "blocks per SM") ran in waves its grid set: its time was
+  work, and its latency is only the GPU's floor, WORK_BOUND_LATENCY_US (carried to fewer sequences, one wave's time
+  at least). Inductor's fused mask over tests/data/graphs_hf_inductor_4096's whole static cache held 124 blocks an SM
+  at batch 1 (14.7 us a launch) and took 7.7x and 62x that at 8 and 64; the kernels the FP8 path of
+  tests/data/fp8_batches added held 0.01-0.12 at batch 1 and stayed at 1-3 us to 64;
 - a device-to-device memcpy new in the prototype copies a whole buffer: the weights or a buffer of fixed size (the
   same at every batch), or a cache (it grows with the sequences in flight). A trace at one batch cannot tell which,
   so its time above the launch floor grows as the concurrency ratio to a power drawn on 0..1: BUFFER_EXPONENTS gives
@@ -58,6 +63,10 @@ TAG = re.compile(r"^\[[a-z]+\] ")  # a reader's tag for where a kernel was launc
 LATENCY_US_LOW = 3.0
 LATENCY_US_HIGH = 10.0
 LATENCY_US = (LATENCY_US_LOW * LATENCY_US_HIGH) ** 0.5
+# A launch of a grid of several waves is work, not latency (see the module's docstring): the smallest kernels of the
+# H100 traces in tests/data take 0.7-1.5 us a launch.
+FULL_GRID_BLOCKS = 4.0
+WORK_BOUND_LATENCY_US = 1.0
 # A reduction over the grid (ATen's reduce_kernel, Triton's red and per kernels) waits on its blocks' partial results:
 # its latency band is the band above times this (5.5-18 us, the carry 10 us). The two ATen reductions prototypes
 # added in the H100 sweeps did not grow with the batch (tests/data/fp8's absolute maximum, 8.3 us a launch at batch 8
@@ -72,6 +81,7 @@ CARRY = 1  # the index in BUFFER_EXPONENTS of the carry
 MORE_LAUNCHES = "(launches the prototype added)"  # the new part of a kept kernel launched more often
 
 
+BPSM: dict[str, float] = {}
 Kernels = dict[str, tuple[float, float]]  # GPU ms a step and launches a step, by untagged name
 
 
@@ -107,6 +117,15 @@ def buffer_copies_ms(before: Profile, after: Profile) -> float:
     may not grow with the batch (see the module's docstring)."""
     k0, k1 = kernel_ms(before), kernel_ms(after)
     return sum(ms for name, (ms, _) in k1.items() if name not in k0 and BUFFER_COPY.search(name))
+
+
+def blocks_per_sm(profile: Profile | None) -> dict[str, float]:
+    """Each listed kernel's blocks per SM at its launches, by untagged name (the most, where tags split it)."""
+    out: dict[str, float] = {}
+    for name, blocks in profile.blocks_per_sm if profile is not None else ():
+        key = TAG.sub("", name)
+        out[key] = max(blocks, out.get(key, 0.0))
+    return out
 
 
 def grown_ms(ms: float, calls: float, scale: float, latency_us: float = LATENCY_US) -> float:
@@ -231,6 +250,7 @@ def carried_parts_ms(before: Profile, after: Profile, measured: Regime, regime: 
     for name in k0.keys() - k1.keys():
         dropped[where0[name]] += k0[name][0]
     new = k1.keys() - k0.keys()
+    blocks1 = blocks_per_sm(after)
     new_ms: dict[str, float] = defaultdict(float)
     for name in new:
         new_ms[where1[name]] += k1[name][0]
@@ -242,6 +262,11 @@ def carried_parts_ms(before: Profile, after: Profile, measured: Regime, regime: 
         moved = share * ms * dropped_there[bucket] / replaced if replaced > 0 else 0.0
         growth = scale ** buffer_exponent if BUFFER_COPY.search(name) else scale
         latency = latency_us * REDUCTION_LATENCY if REDUCTION.search(name) else latency_us
+        blocks = blocks1.get(name.removesuffix(f" {MORE_LAUNCHES}"), 0.0)
+        if blocks >= FULL_GRID_BLOCKS:  # work-bound: one wave's time at least
+            latency, growth = WORK_BOUND_LATENCY_US, max(growth, 1 / blocks)
+        if BPSM.get(name, 0.0) >= 4:
+            latency = 1.0
         added += moved + grown_ms((1 - share) * ms, (1 - share) * calls, growth, latency)
     b0, b1 = before.launches, after.launches
     own_launches = regime.profile.launches if regime.profile is not None else None

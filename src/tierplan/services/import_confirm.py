@@ -206,7 +206,8 @@ def _write_profile(session: Session, preview: Preview, record: ImportRecord, reg
     session.add_all(ProfileShare(profile_id=pk(profile), bucket=b, share=s, provenance="imported")
                     for b, s in preview.shares)
     session.add_all(ProfileKernel(profile_id=pk(profile), name=name, bucket=bucket, fraction=fraction,
-                                  calls_a_step=calls or None, launch=draft.launch.get(name, "")[:300])
+                                  calls_a_step=calls or None, launch=draft.launch.get(name, "")[:300],
+                                  blocks_per_sm=draft.blocks_per_sm.get(name))
                     for name, bucket, fraction, calls in draft.kernels)
 
 

@@ -11,7 +11,7 @@ from sqlmodel import Session
 from tierplan.db import history_reads, repo
 from tierplan.db.tables import Measurement, Regime, pk
 from tierplan.importers import detect as formats
-from tierplan.importers.buckets import KEPT_KERNELS, bucket_kernels, kept_kernels, step_shares
+from tierplan.importers.buckets import KEPT_KERNELS, bucket_kernels, kept_blocks, kept_kernels, step_shares
 from tierplan.importers.kernel_csv import parse_generic, parse_nsys
 from tierplan.importers.ncu_csv import parse_ncu
 from tierplan.importers.records import KernelSummary
@@ -54,6 +54,7 @@ class ProfileDraft:
     # name, bucket, fraction of the bucket, launches a decode step (0 where the file does not say)
     kernels: list[tuple[str, str, float, float]] = field(default_factory=list)
     launch: dict[str, str] = field(default_factory=dict)  # kept kernels' launch figures in words (Nsight Compute)
+    blocks_per_sm: dict[str, float] = field(default_factory=dict)  # kept kernels' mean, where a trace said
 
     def passes_text(self) -> str:
         """One line for the stored profile: how the trace was split and what was kept."""
@@ -116,6 +117,7 @@ def profile_draft(session: Session, campaign_id: int, infos: list[Any], options:
         unmatched=bucketing.unmatched, steps=steps, devices=summary.devices,
         kernels=kept_kernels(bucketing, steps),
         launch={k.name[:1000]: summary.launch[k.name] for k in bucketing.kernels[:KEPT_KERNELS] if k.name in summary.launch},
+        blocks_per_sm=kept_blocks(bucketing, summary.blocks_per_sm),
     )
     if stats is not None:
         _add_steps(draft, summary, stats, step_ms)

@@ -364,8 +364,8 @@ def _core_profile(draft: ProfileDraft, now: datetime) -> core.Profile:
     row = Profile(regime_id=0, created_at=now, step_ms=draft.step_ms, gpu_items=draft.gpu_items,
                   host_launches=draft.host_launches, gpu_gap_us=draft.gpu_gap_us, gap_measured=draft.gap_measured,
                   host_busy_ms=draft.host_busy_ms)
-    kernels = [ProfileKernel(profile_id=0, name=n, bucket=b, fraction=f, calls_a_step=c or None)
-               for n, b, f, c in draft.kernels]
+    kernels = [ProfileKernel(profile_id=0, name=n, bucket=b, fraction=f, calls_a_step=c or None,
+                             blocks_per_sm=draft.blocks_per_sm.get(n)) for n, b, f, c in draft.kernels]
     return core.need(to_core_profile(row, [ProfileShare(profile_id=0, bucket=b, share=s) for b, s in draft.shares],
                                      kernels),
                      "the profile")
