@@ -165,3 +165,7 @@ def test_a_prototype_s_kernels_keep_their_blocks_per_sm_and_a_kernel_that_filled
     assert carried is not None and without is not None and carried > without  # the mask grows as work
     page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
     assert "Planned from a prototype's trace in batch 1" in page and "carried over to concurrency 16" in page
+    # the regime's own kernels show theirs: a split-K GEMM of the eager trace at batch 1 ran 4 x 12 blocks on 132 SMs
+    batch_1 = next(r.id for r in rows.regimes if r.name == "batch 1")
+    regime_page = client.get(f"/campaigns/{demo_id}/regimes/{batch_1}").text
+    assert ">blocks an SM</th>" in regime_page and '<td class="num">0.364</td>' in regime_page

@@ -163,13 +163,14 @@ def read_profile(session: Session, campaign_id: int, regime_id: int) -> ProfileP
 @dataclass(frozen=True)
 class KernelShare:
     """A kernel a regime's profile named: its share of the step, launches a step (None: not counted) and how it
-    launched, in words, where Nsight Compute said."""
+    launched, in words where Nsight Compute said, its mean blocks per SM where torch.profiler did."""
 
     name: str
     bucket: str
     share: float
     calls_a_step: float | None
     launch: str
+    blocks_per_sm: float | None = None
 
 
 def largest_kernels(rows: CampaignRows, regime_id: int, limit: int) -> list[KernelShare]:
@@ -179,6 +180,6 @@ def largest_kernels(rows: CampaignRows, regime_id: int, limit: int) -> list[Kern
     if profile is None:
         return []
     bucket_share = {s.bucket: s.share for s in rows.shares.get(pk(profile), [])}
-    kernels = [KernelShare(k.name, k.bucket, k.fraction * bucket_share.get(k.bucket, 0.0), k.calls_a_step, k.launch)
-               for k in rows.kernels.get(pk(profile), [])]
+    kernels = [KernelShare(k.name, k.bucket, k.fraction * bucket_share.get(k.bucket, 0.0), k.calls_a_step, k.launch,
+                           k.blocks_per_sm) for k in rows.kernels.get(pk(profile), [])]
     return sorted(kernels, key=lambda k: -k.share)[:limit]
