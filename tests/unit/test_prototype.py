@@ -4,7 +4,8 @@ import pytest
 
 from tierplan.planning.model import Campaign, EffectKind, Intervention, LaunchProfile, Profile, Regime, ThreePoint, Tier
 from tierplan.planning.projection import project_regime
-from tierplan.planning.prototype import derive, gpu_ms
+from tierplan.planning.prototype import derive, gpu_ms, with_evidence
+from tierplan.planning.uncertainty import REPLAY_SIGMA, simulate
 
 
 def eager(step_ms: float, attention_ms: float, dense_ms: float) -> Profile:
@@ -72,3 +73,23 @@ def test_a_profile_without_a_trace_cannot_be_compared():
 
     with pytest.raises(PlanningError, match="import the regime's own trace first"):
         derive(Profile.of({"attention": 0.5}), AFTER, MEASURED, [MEASURED])
+
+
+def test_where_the_prototype_ran_the_band_is_its_replay_error_and_carried_over_the_kinds_model_error():
+    """At batch 8 the prototype measured the step: the band there is the 3% spread of what the pair measured and one
+    REPLAY_SIGMA (P10-P90 within +-10% of the P50), not the kinds' model error of a 2.5x move, which batch 64, carried
+    over, keeps. The same intervention entered, not measured, draws that error at 8."""
+    plain = Intervention("A1", "graphs", ThreePoint(1, 1, 1), tier_key="A")
+    planned = with_evidence(plain, AFTER, MEASURED, (MEASURED, OTHER), "prototype.json")
+    bands = dict(simulate(Campaign((MEASURED, OTHER), (Tier("A", "A", 1),), (planned,)), samples=4000).regimes)
+    entered = Intervention("A1", "graphs", ThreePoint(1, 1, 1), tier_key="A", effects=planned.effects)
+    unmeasured = dict(simulate(Campaign((MEASURED, OTHER), (Tier("A", "A", 1),), (entered,)), samples=4000).regimes)
+
+    def width(band) -> float:
+        return band[-1].p90_tok_s / band[-1].p10_tok_s
+
+    assert REPLAY_SIGMA == 0.05
+    assert width(bands["batch 8"]) < 1.2
+    assert bands["batch 8"][-1].p50_tok_s == pytest.approx(8000 / 4.0, rel=0.03)  # the prototype's 4.0 ms step
+    assert width(bands["batch 64"]) > 1.25 and width(unmeasured["batch 8"]) > 1.4
+    assert width(bands["batch 64"]) == pytest.approx(width(unmeasured["batch 64"]), rel=1e-9)

@@ -2,6 +2,7 @@
 other regimes through each one's own profile."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -77,3 +78,20 @@ def test_a_benchmark_where_the_effects_do_not_act_or_without_a_baseline_cannot_s
     # the campaign keeps the estimates where the benchmark cannot size them
     kept = sized_by_benchmarks(campaign, {"A1": (Benchmark("batch 1", 125.0, "p"),)})
     assert kept.interventions[0].realised is None and kept.interventions[0].evidence is None
+
+
+def test_where_a_benchmark_ran_the_band_is_the_inputs_and_the_replay_error_alone():
+    """Batch 1 measured 125 tok/s: its band keeps the entered spread (scaled by the share) and the bucket kind's
+    model error up to REPLAY_SIGMA (a 1.25x move's is below it); batch 64, never benchmarked, keeps that error."""
+    sized = sized_by_benchmarks(CAMPAIGN, {"A1": (Benchmark("batch 1", 125.0, "proto.json"),)})
+    assert sized.interventions[0].evidence.measured_in("batch 1")
+    assert not sized.interventions[0].evidence.measured_in("batch 64")
+    measured = dict(simulate(sized, samples=4000).regimes)
+    without = dict(simulate(replace(sized, interventions=(replace(sized.interventions[0], evidence=None),)),
+                            samples=4000).regimes)
+
+    def width(regime: str, bands) -> float:
+        return bands[regime][-1].p90_tok_s / bands[regime][-1].p10_tok_s
+
+    assert width("batch 1", measured) <= width("batch 1", without) * (1 + 1e-9)
+    assert width("batch 64", measured) == pytest.approx(width("batch 64", without), rel=1e-9)

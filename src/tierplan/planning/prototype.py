@@ -73,6 +73,10 @@ class Evidence:
         """Whether the trace pair settles the GPU work the path adds in `regime` (its regime and those carried to)."""
         return regime == self.regime or regime in self.carried
 
+    def measured_in(self, regime: str) -> bool:
+        """Whether the prototype's step was measured in `regime` (its effects there replay it)."""
+        return regime == self.regime
+
 
 def _around(value: float, spread: float) -> ThreePoint:
     return ThreePoint(value / (1 + spread), value, value * (1 + spread))

@@ -67,6 +67,10 @@ class Fit:
         """Whether the benchmark settles the GPU work the path adds in `regime` (else the bands keep its prior)."""
         return self.settles is None or regime in self.settles
 
+    def measured_in(self, regime: str) -> bool:
+        """Whether a benchmark of the prototype (this one or one fitted with it) measured its step in `regime`."""
+        return regime == self.regime or any(fit.regime == regime for fit in self.also)
+
     @property
     def measured_gain(self) -> float:
         return self.prototype_tok_s / self.baseline_tok_s
