@@ -9,8 +9,11 @@ from tierplan.planning.model import EffectKind, LaunchProfile, Profile, Regime
 from tierplan.planning.prototype import derive
 from tierplan.planning.prototype_kernels import (
     BUFFER_COPY,
+    FITTED,
     FULL_GRID_BLOCKS,
+    KEPT_NOISE,
     LATENCY_US,
+    LATENCY_US_LOW,
     REDUCTION,
     REDUCTION_LATENCY,
     WORK_BOUND_LATENCY_US,
@@ -18,6 +21,7 @@ from tierplan.planning.prototype_kernels import (
     carried_gpu_ms,
     carried_parts_ms,
     family,
+    fitted_latency_us,
     grown_ms,
     kernel_ms,
 )
@@ -229,18 +233,24 @@ def test_the_carried_regime_gets_the_kernel_reading_as_gpu_work_and_the_measured
     carried = [e for e in effects if e.regimes == frozenset({"batch 64"})]
     work = [e for e in carried if e.kind is EffectKind.GPU_WORK]
     latency_ms = 8 * LATENCY_US / 1000  # index_copy's 8 launches; the rest of its 0.5 ms grows 8x
-    # sdpa kept: by its ratio (+12 ms), or by the ratio of its work above 3 us a launch (125 -> 500 us at batch 8, 500
-    # us at 64: 8 launches of 3 + 497 x 497 / 122 us, +12.22 ms); the carry takes their mean
+    # sdpa kept: by its ratio (+12 ms), by the ratio of its work above 3 us a launch (125 -> 500 us at batch 8, 500
+    # us at 64: 8 launches of 3 + 497 x 497 / 122 us, +12.22 ms), or, the carry, above its own latency as eager's
+    # 125 us at batch 8 and 500 us at 64 put it: 125 - 375 / 56 x 8 = 71.4 us a launch
     above = 8 * (3 + 497 * 497 / 122) / 1000 - 4
-    expected = (12 + above) / 2 + (latency_ms + (0.5 - latency_ms) * 8) + 0.016 - 10
+    assert carried_parts_ms(BEFORE, AFTER, MEASURED, OTHER, kept_latency_us=3.0)[0] == pytest.approx(above)
+    own_latency = 125 - (500 - 125) / (64 - 8) * 8
+    assert fitted_latency_us(125, 8, 500, 64) == pytest.approx(own_latency)
+    fitted = 8 * (own_latency + (500 - own_latency) ** 2 / (125 - own_latency)) / 1000 - 4
+    expected = fitted + (latency_ms + (0.5 - latency_ms) * 8) + 0.016 - 10
     assert len(work) == 1 and work[0].gpu_ms.likely == pytest.approx(expected)
-    # the band's ends: sdpa's two readings and new launches' latency 10 us and 3 us, each +-15% of what the carry
+    # the band's ends: sdpa's readings (here the ratio's and its own latency's) and new launches' latency 10 us and
+    # 3 us, each +-15% of what the carry
     # moves (the root sum of squares of sdpa's change, the new kernels' time and cat's -10: more than their sum)
     least_added, most_added = 0.08 + 0.42 * 8 + 0.016, 0.024 + 0.476 * 8 + 0.016
     half = {(kept, added): 0.15 * (kept ** 2 + added ** 2 + 10 ** 2) ** 0.5
-            for kept in (12, above) for added in (least_added, most_added)}
+            for kept in (12, fitted) for added in (least_added, most_added)}
     assert work[0].gpu_ms.low == pytest.approx(12 + least_added - 10 - half[(12, least_added)])
-    assert work[0].gpu_ms.high == pytest.approx(above + most_added - 10 + half[(above, most_added)])
+    assert work[0].gpu_ms.high == pytest.approx(fitted + most_added - 10 + half[(fitted, most_added)])
     assert not any(e.kind is EffectKind.BUCKET for e in carried)  # the kernels said it; no ratio on top
     measured = {e.bucket for e in effects if e.kind is EffectKind.BUCKET and e.regimes == frozenset({"batch 8"})}
     assert measured == {"attention", "elementwise"}
@@ -276,3 +286,63 @@ def test_on_the_h100_sweep_the_b8_prototype_carried_to_b64_gives_the_gpu_time_me
     other = Regime("b64", 64, 1e9, baseline_tok_s=1, profile=own)
     carried = own_gpu_ms + carried_gpu_ms(before, after, measured, other)
     assert carried == pytest.approx(measured_gpu_ms, rel=within)
+
+
+def test_a_kept_kernel_s_own_latency_is_fitted_from_its_times_in_the_two_regimes():
+    """tests/data/graphs_hf_inductor_4096's eager cuDNN attention: 5.73 us a launch at batch 1, 105.7 at 64: 4.14 us of
+    latency. No latency is read where the regimes share a concurrency, where the time grows by less than half, or
+    where the line puts it outside the shorter launch (a time that grows faster than the sequences)."""
+    assert fitted_latency_us(5.73, 1, 105.7, 64) == pytest.approx(5.73 - 99.97 / 63, rel=1e-9)
+    assert fitted_latency_us(105.7, 64, 5.73, 1) == fitted_latency_us(5.73, 1, 105.7, 64)
+    assert fitted_latency_us(5.73, 8, 105.7, 8) is None
+    assert fitted_latency_us(5.73, 1, 8.0, 64) is None
+    assert fitted_latency_us(1.0, 1, 200.0, 64) is None  # the line would put it below 0
+
+
+def test_carried_from_batch_1_a_kept_kernel_near_its_latency_grows_as_its_work_above_it():
+    """The graph path's attention over a whole static cache: 28.7 us a launch at batch 1 where the eager kernel took
+    5.73 (4.14 of it latency, as batch 64's 105.7 us puts it). Above that latency the graph kernel does 15.4 times the
+    eager one's work, not the 5 times its plain ratio says: 4.14 + 24.56 x 15.4 us a launch at 64. A kernel the
+    prototype moved by under KEPT_NOISE keeps the mean of the ratio and the work above LATENCY_US_LOW: amplified by
+    5.73 / 1.59, the noise between two traces would read as work."""
+    def one(attention_us: float, calls: float = 8.0, step_ms: float = 10.0) -> Profile:
+        ms = attention_us * calls / 1000
+        shares = {"attention": ms / step_ms, "dense_gemm": 2.0 / step_ms}
+        kernels = (("sdpa", "attention", 1.0, calls), ("gemm", "dense_gemm", 1.0, 8.0))
+        return dataclasses.replace(Profile.of(shares, LaunchProfile(300, 300, step_ms, 1.0)), kernels=kernels)
+
+    before, own = one(5.73), one(105.7)
+    measured = Regime("batch 1", 1, 1e9, baseline_tok_s=100, profile=before, step_ms=10.0)
+    other = Regime("batch 64", 64, 1e9, baseline_tok_s=6400, profile=own, step_ms=10.0)
+    latency = 5.73 - 99.97 / 63
+    grown = 8 * (latency + (105.7 - latency) * (28.7 - latency) / (5.73 - latency)) / 1000
+    assert carried_parts_ms(before, one(28.7), measured, other, kept_latency_us=FITTED)[0] == pytest.approx(
+        grown - 8 * 105.7 / 1000)
+    assert carried_parts_ms(before, one(28.7), measured, other)[0] == pytest.approx(8 * 105.7 / 1000 * (28.7 / 5.73 - 1))
+    near = one(5.73 * 1.05)
+    assert carried_parts_ms(before, near, measured, other, kept_latency_us=FITTED)[0] == pytest.approx(
+        (carried_parts_ms(before, near, measured, other)[0]
+         + carried_parts_ms(before, near, measured, other, kept_latency_us=LATENCY_US_LOW)[0]) / 2)
+    assert KEPT_NOISE == 0.10
+
+
+def test_a_kernel_the_regime_names_beside_its_family_s_other_variant_goes_with_its_family():
+    """The dynamic cache's copies: batch 8 runs torch.cat as CatArrayBatchedCopy_vectorized, batch 64 as that and as
+    CatArrayBatchedCopy (ATen picks the variant by alignment). The prototype drops the cat: at batch 64 both variants
+    go (1.0 and 3.0 ms), not only the one named at batch 8."""
+    def profile(kernels_ms: dict[str, float], step_ms: float = 10.0) -> Profile:
+        ms = sum(kernels_ms.values())
+        shares = {"elementwise": ms / step_ms, "dense_gemm": 2.0 / step_ms}
+        kernels = tuple((name, "elementwise", t / ms, 8.0) for name, t in kernels_ms.items()) + (
+            ("gemm", "dense_gemm", 1.0, 8.0),)
+        return dataclasses.replace(Profile.of(shares, LaunchProfile(300, 300, step_ms, 1.0)), kernels=kernels)
+
+    vectorized = "void at::native::(anonymous namespace)::CatArrayBatchedCopy_vectorized<OpaqueType<2u>, 4>(x)"
+    plain = "void at::native::(anonymous namespace)::CatArrayBatchedCopy<OpaqueType<2u>, 3>(x)"
+    assert family(vectorized) == family(plain) == family(plain.replace("Copy<", "Copy_aligned16_contig<"))
+    before, after = profile({vectorized: 0.5, "add": 0.5}), profile({"add": 0.5})
+    own = profile({vectorized: 1.0, plain: 3.0, "add": 0.5})
+    measured = Regime("batch 8", 8, 1e9, baseline_tok_s=800, profile=before, step_ms=10.0)
+    other = Regime("batch 64", 64, 1e9, baseline_tok_s=6400, profile=own, step_ms=10.0)
+    changed, _, dropped, _ = carried_parts_ms(before, after, measured, other)
+    assert dropped == pytest.approx(-4.0) and changed == pytest.approx(0.0)

@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from tierplan.planning.model import Effect, EffectKind, Intervention, PlanningError, Profile, Regime, ThreePoint, need
 from tierplan.planning.prototype_kernels import (
     BUFFER_EXPONENTS,
+    FITTED,
     LATENCY_US_HIGH,
     LATENCY_US_LOW,
     buffer_copies_ms,
@@ -162,14 +163,13 @@ def _carried(before: Profile, after: Profile, measured: Regime, regime: Regime, 
     and by their work above a launch's latency, its range widened to both readings, to whole-buffer copies that stay
     fixed and that grow with the sequences in flight (prototype_kernels.BUFFER_EXPONENTS) and to new kernels'
     launches whose latency is either end of its band; None where a profile lists no kernels."""
-    plain, above = (carried_parts_ms(before, after, measured, regime, kept_latency_us=kept)
-                    for kept in (0.0, LATENCY_US_LOW))
-    if plain is None or above is None:
+    likely, plain, above = (carried_parts_ms(before, after, measured, regime, kept_latency_us=kept)
+                            for kept in (FITTED, 0.0, LATENCY_US_LOW))
+    if likely is None:
         return None
-    likely = tuple((p + a) / 2 for p, a in zip(plain, above, strict=True))
     values = [likely, plain, above, *(carried_parts_ms(before, after, measured, regime, exponent, latency, kept)
                                       for exponent in BUFFER_EXPONENTS for latency in (LATENCY_US_LOW, LATENCY_US_HIGH)
-                                      for kept in (0.0, LATENCY_US_LOW))]
+                                      for kept in (0.0, LATENCY_US_LOW, FITTED))]
     ends = [_around_parts(parts, spread) for parts in values if parts is not None]
     return ThreePoint(min(e.low for e in ends), ends[0].likely, max(e.high for e in ends))
 
