@@ -301,3 +301,19 @@ def test_a_kernels_blocks_per_sm_is_read_from_the_trace_and_kept_with_its_profil
     assert norms and max(norms) < 0.01
     kept = kept_blocks(bucket_kernels(summary), summary.blocks_per_sm)
     assert kept[mask] == summary.blocks_per_sm[mask] and set(kept) <= set(summary.kernels)
+
+
+@pytest.mark.parametrize("said", ["124", -1.0, True, None, [124]])
+def test_a_blocks_per_sm_that_is_no_count_is_left_unsaid(said):
+    """The real batch-1 trace with its fused mask's "blocks per SM" replaced by a string, a negative number, a bool,
+    null or a list: the kernel is read, its blocks per SM left out (never a count made up)."""
+    with gzip.open(DATA / "graphs_hf_inductor_4096/trace_graphs_b1.json.gz", "rt", encoding="utf-8") as handle:
+        trace = json.load(handle)
+    masks = [e for e in trace["traceEvents"] if e.get("cat") == "kernel"
+             and e["name"].startswith("triton_poi_fused__scaled_dot_product") and e["args"].get("blocks per SM", 0) > 100]
+    for event in masks:
+        event["args"]["blocks per SM"] = said
+    summary = parse_trace(io.BytesIO(json.dumps(trace).encode()), "trace_graphs_b1.json")
+    assert masks and masks[0]["name"] in summary.kernels
+    assert masks[0]["name"] not in summary.blocks_per_sm
+    assert all(b >= 0 and b < 1e6 for b in summary.blocks_per_sm.values())

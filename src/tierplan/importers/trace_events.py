@@ -202,7 +202,7 @@ def _keep(columns: TraceColumns, event: dict) -> None:
         columns.gpu_stream.append(_int(args.get("stream", event.get("tid"))))
         columns.gpu_kind.append(kind)
         blocks = args.get("blocks per SM")
-        columns.gpu_blocks.append(float(blocks) if isinstance(blocks, int | float) and blocks >= 0 else math.nan)
+        columns.gpu_blocks.append(_blocks(blocks))
         return
     if not isinstance(ts, int | float) or not isinstance(dur, int | float) or not isinstance(name, str):
         return
@@ -221,6 +221,13 @@ def _keep(columns: TraceColumns, event: dict) -> None:
         columns.rt_name.append(columns.names.id(name))
         columns.rt_corr.append(_int(correlation))
         columns.rt_tid.append(columns.names.id(f"tid:{event.get('pid')}:{event.get('tid')}"))
+
+
+def _blocks(value: Any) -> float:
+    """A kernel's blocks per SM as the trace says it; NaN where it says none, or no count (a bool, NaN, infinity)."""
+    if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
+        return math.nan
+    return float(value)
 
 
 def _int(value) -> int:
