@@ -90,7 +90,14 @@ class StepState:
     notes: list[str] = field(default_factory=list)
 
     def gpu(self) -> Value:
-        return sum(self.buckets.values())
+        """The GPU buckets' sum, added in place once it is an array of the samples (a Monte Carlo sums it often)."""
+        total: Any = 0.0
+        for value in self.buckets.values():
+            if isinstance(total, np.ndarray) and np.shape(value) == total.shape:
+                total += value
+            else:
+                total = total + value
+        return total
 
     def step(self) -> Value:
         """The step time (relative to the baseline step)."""

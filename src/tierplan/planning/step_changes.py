@@ -53,9 +53,17 @@ class RegimeContext:
     concurrency: Value = 1  # sequences in flight a step
 
 
+HORNER_MAX_DRAFTS = 16  # up to this many draft tokens, E is summed term by term (no special case at a = 1)
+
+
 def spec_expected_tokens(acceptance: Value, draft_tokens: int) -> Value:
-    """Expected tokens per verification step, E = (1 - a^(g+1)) / (1 - a); g + 1 when a = 1."""
+    """Expected tokens per verification step, E = 1 + a + ... + a^g = (1 - a^(g+1)) / (1 - a); g + 1 when a = 1."""
     a = np.asarray(acceptance, dtype=float)
+    if 0 <= draft_tokens <= HORNER_MAX_DRAFTS:
+        horner: Any = np.ones_like(a)
+        for _ in range(draft_tokens):
+            horner = 1.0 + a * horner
+        return float(horner) if horner.ndim == 0 else horner
     near_one = np.abs(a - 1.0) <= 1e-8 + 1e-5  # np.isclose(a, 1.0), without its overhead on small arrays
     safe = np.where(near_one, 0.5, a)
     tokens = np.where(near_one, draft_tokens + 1.0, (1 - safe ** (draft_tokens + 1)) / (1 - safe))
