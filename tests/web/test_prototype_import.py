@@ -114,15 +114,8 @@ def test_a_prototype_whose_new_copies_are_carried_says_they_may_not_grow_with_th
     and a prototype under torch.compile's cudagraphs backend traced at batch 8, whose replays copy every weight and
     the static cache (about 7 ms a step that the eager path does not make). Carried to the other regime, the plan says
     how each kind of copy is carried, that one batch cannot tell, and what settles it."""
-    for name, regime, step_ms in (("trace_eager_b8.json.gz", "batch 1", "49.85"),
-                                  ("trace_eager_b64.json.gz", "concurrency 16", "57.54")):
-        own = upload(client, demo_id, DATA / "graphs_hf" / name, regime=regime, step_ms=step_ms)
-        own = wait_for_parse(client, demo_id, token_of(own.text)) if "Parsing" in own.text else own
-        assert confirm(client, demo_id, token_of(own.text)).status_code == 204, html.unescape(own.text)
-    preview = upload(client, demo_id, DATA / "graphs_hf" / "trace_graphs_b8.json.gz", regime="batch 1",
-                     step_ms="11.75", prototype_of="A1")
-    preview = wait_for_parse(client, demo_id, token_of(preview.text)) if "Parsing" in preview.text else preview
-    assert confirm(client, demo_id, token_of(preview.text), confirm="on").status_code == 204
+    imported_with_prototype(client, demo_id, DATA / "graphs_hf", ("trace_eager_b8.json.gz", "49.85"),
+                            ("trace_eager_b64.json.gz", "57.54"), ("trace_graphs_b8.json.gz", "11.75"))
     page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
     assert "carried over to concurrency 16. The prototype makes 7.35 ms of copies a step that the baseline does " \
            "not: 4.91 ms of whole buffers copied, carried halfway between staying the same and growing with the " \
@@ -137,15 +130,8 @@ def test_a_prototype_s_kernels_keep_their_blocks_per_sm_and_a_kernel_that_filled
     prototype under torch.compile's reduce-overhead path traced at batch 1. Its fused mask over the whole static
     cache ran 124 blocks an SM there: stored with the kernel, it makes the mask work that grows with the batch, and
     the GPU work carried to the other regime is the core's reading of the stored profiles."""
-    for name, regime, step_ms in (("trace_eager_b1.json.gz", "batch 1", "46.82"),
-                                  ("trace_eager_b64.json.gz", "concurrency 16", "47.71")):
-        own = upload(client, demo_id, DATA / "graphs_hf_inductor_4096" / name, regime=regime, step_ms=step_ms)
-        own = wait_for_parse(client, demo_id, token_of(own.text)) if "Parsing" in own.text else own
-        assert confirm(client, demo_id, token_of(own.text)).status_code == 204, html.unescape(own.text)
-    preview = upload(client, demo_id, DATA / "graphs_hf_inductor_4096" / "trace_graphs_b1.json.gz", regime="batch 1",
-                     step_ms="2.897", prototype_of="A1")
-    preview = wait_for_parse(client, demo_id, token_of(preview.text)) if "Parsing" in preview.text else preview
-    assert confirm(client, demo_id, token_of(preview.text), confirm="on").status_code == 204
+    imported_with_prototype(client, demo_id, DATA / "graphs_hf_inductor_4096", ("trace_eager_b1.json.gz", "46.82"),
+                            ("trace_eager_b64.json.gz", "47.71"), ("trace_graphs_b1.json.gz", "2.897"))
     with new_session(app.state.engine) as session:
         prototype = session.exec(select(Profile).where(Profile.intervention_id.is_not(None))).one()
         kernels = session.exec(select(ProfileKernel).where(ProfileKernel.profile_id == prototype.id)).all()
@@ -169,3 +155,16 @@ def test_a_prototype_s_kernels_keep_their_blocks_per_sm_and_a_kernel_that_filled
     batch_1 = next(r.id for r in rows.regimes if r.name == "batch 1")
     regime_page = client.get(f"/campaigns/{demo_id}/regimes/{batch_1}").text
     assert ">blocks an SM</th>" in regime_page and '<td class="num">0.364</td>' in regime_page
+
+
+def imported_with_prototype(client, demo_id: int, folder, batch_1: tuple[str, str], concurrency_16: tuple[str, str],
+                            prototype: tuple[str, str]) -> None:
+    """Two eager traces (file, step ms) as the demo's regimes' own, then a prototype of A1 traced in batch 1."""
+    for (name, step_ms), regime in ((batch_1, "batch 1"), (concurrency_16, "concurrency 16")):
+        own = upload(client, demo_id, folder / name, regime=regime, step_ms=step_ms)
+        own = wait_for_parse(client, demo_id, token_of(own.text)) if "Parsing" in own.text else own
+        assert confirm(client, demo_id, token_of(own.text)).status_code == 204, html.unescape(own.text)
+    name, step_ms = prototype
+    preview = upload(client, demo_id, folder / name, regime="batch 1", step_ms=step_ms, prototype_of="A1")
+    preview = wait_for_parse(client, demo_id, token_of(preview.text)) if "Parsing" in preview.text else preview
+    assert confirm(client, demo_id, token_of(preview.text), confirm="on").status_code == 204
