@@ -201,8 +201,7 @@ def _keep(columns: TraceColumns, event: dict) -> None:
         columns.gpu_corr.append(_int(args.get("correlation")))
         columns.gpu_stream.append(_int(args.get("stream", event.get("tid"))))
         columns.gpu_kind.append(kind)
-        blocks = args.get("blocks per SM")
-        columns.gpu_blocks.append(_blocks(blocks))
+        columns.gpu_blocks.append(_blocks(args.get("blocks per SM")))
         return
     if not isinstance(ts, int | float) or not isinstance(dur, int | float) or not isinstance(name, str):
         return

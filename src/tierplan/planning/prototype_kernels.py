@@ -82,7 +82,6 @@ ATEN_VARIANT = re.compile(r"(_(vectorized|contig|aligned))+$")  # an ATen kernel
 MORE_LAUNCHES = "(launches the prototype added)"  # the new part of a kept kernel launched more often
 
 
-BPSM: dict[str, float] = {}
 Kernels = dict[str, tuple[float, float]]  # GPU ms a step and launches a step, by untagged name
 
 
@@ -180,19 +179,18 @@ def _kept_ms(before: tuple[float, float], after: tuple[float, float], there: tup
     ratio of work however short the launch; where the two regimes do not show a latency, the mean of the ratio and
     the work above LATENCY_US_LOW."""
     (t0, c0), (t1, c1), (own, calls) = before, after, there
-    if latency_us == FITTED:
-        a = [1000 * t / c if c > 0 else 0.0 for t, c in ((t0, c0), (t1, c1), (own, calls))]
-        fitted = fitted_latency_us(a[0], concurrency[0], a[2], concurrency[1]) if min(c0, c1, calls) > 0 else None
-        if fitted is None or min(a[1], a[2]) <= fitted or abs(a[1] / a[0] - 1) < KEPT_NOISE:
-            return (_kept_ms(before, after, there, 0.0) + _kept_ms(before, after, there, LATENCY_US_LOW)) / 2
-        return calls * c1 / c0 * (fitted + (a[2] - fitted) * (a[1] - fitted) / (a[0] - fitted)) / 1000
-    if latency_us <= 0 or min(c0, c1, calls) <= 0:
+    if latency_us != FITTED and latency_us <= 0 or min(c0, c1, calls) <= 0:
         return own * t1 / t0
     a0, a1, a_own = (1000 * t / c for t, c in ((t0, c0), (t1, c1), (own, calls)))
-    if min(a1, a_own) <= latency_us or a0 < 2 * latency_us:
-        return own * t1 / t0
-    launches = calls * c1 / c0
-    return launches * (latency_us + (a_own - latency_us) * (a1 - latency_us) / (a0 - latency_us)) / 1000
+    if latency_us == FITTED:
+        latency = fitted_latency_us(a0, concurrency[0], a_own, concurrency[1])
+        if latency is None or min(a1, a_own) <= latency or abs(a1 / a0 - 1) < KEPT_NOISE:
+            return (own * t1 / t0 + _kept_ms(before, after, there, LATENCY_US_LOW)) / 2
+    else:
+        latency = latency_us
+        if min(a1, a_own) <= latency or a0 < 2 * latency:
+            return own * t1 / t0
+    return calls * c1 / c0 * (latency + (a_own - latency) * (a1 - latency) / (a0 - latency)) / 1000
 
 
 def _there(k0: Kernels, k1: Kernels, own: Kernels, where0: dict[str, str], where_own: dict[str, str],
@@ -303,8 +301,6 @@ def carried_parts_ms(before: Profile, after: Profile, measured: Regime, regime: 
         blocks = blocks1.get(name.removesuffix(f" {MORE_LAUNCHES}"), 0.0)
         if blocks >= FULL_GRID_BLOCKS:  # work-bound: one wave's time at least
             latency, growth = WORK_BOUND_LATENCY_US, max(growth, 1 / blocks)
-        if BPSM.get(name, 0.0) >= 4:
-            latency = 1.0
         added += moved + grown_ms((1 - share) * ms, (1 - share) * calls, growth, latency)
     b0, b1 = before.launches, after.launches
     own_launches = regime.profile.launches if regime.profile is not None else None

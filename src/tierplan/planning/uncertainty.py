@@ -200,9 +200,9 @@ def _apply(intervention: Intervention, drawn: list[EffectSamples], state: StepSt
     """The intervention's effects on the state, their model error (each kind's own scale, where it has one) and
     their bottleneck risk."""
     before = None
-    # where the prototype measured the step, its n effects there draw at most REPLAY_SIGMA together
-    applying = sum(1 for effect in intervention.effects if effect.applies_to(context.name))
-    cap = REPLAY_SIGMA / np.sqrt(applying) if _measured_step(intervention, context.name) and applying else None
+    cap = None  # where the prototype measured the step, its n effects there draw at most REPLAY_SIGMA together
+    if _measured_step(intervention, context.name):
+        cap = REPLAY_SIGMA / np.sqrt(max(1, sum(1 for e in intervention.effects if e.applies_to(context.name))))
     for effect, samples in zip(intervention.effects, drawn, strict=False):
         if not effect.applies_to(context.name):
             continue
