@@ -303,10 +303,11 @@ def test_a_kernels_blocks_per_sm_is_read_from_the_trace_and_kept_with_its_profil
     assert kept[mask] == summary.blocks_per_sm[mask] and set(kept) <= set(summary.kernels)
 
 
-@pytest.mark.parametrize("said", ["124", -1.0, True, None, [124]])
+@pytest.mark.parametrize("said", ["124", -1.0, True, None, [124], 1e308])
 def test_a_blocks_per_sm_that_is_no_count_is_left_unsaid(said):
     """The real batch-1 trace with its fused mask's "blocks per SM" replaced by a string, a negative number, a bool,
-    null or a list: the kernel is read, its blocks per SM left out (never a count made up)."""
+    null, a list or more blocks than a CUDA grid holds (summed over the step's launches, 1e308 overflowed to infinity
+    and the regime page showed "inf"): the kernel is read, its blocks per SM left out (never a count made up)."""
     with gzip.open(DATA / "graphs_hf_inductor_4096/trace_graphs_b1.json.gz", "rt", encoding="utf-8") as handle:
         trace = json.load(handle)
     masks = [e for e in trace["traceEvents"] if e.get("cat") == "kernel"

@@ -30,6 +30,7 @@ GPU_CATEGORIES = {"kernel": 0, "gpu_memcpy": 1, "memcpy": 1, "gpu_memset": 2, "m
 HOST_CATEGORIES = {"cpu_op", "user_annotation", "python_function", "operator"}  # not gpu_user_annotation: GPU time
 RUNTIME_CATEGORIES = {"cuda_runtime", "cuda_driver", "runtime", "driver"}
 GZIP_MAGIC = b"\x1f\x8b"
+MAX_GRID_BLOCKS = (2**31 - 1) * 65535 * 65535  # a CUDA grid's x, y and z limits: no more blocks than that, on one SM
 
 
 class CountingReader:
@@ -223,8 +224,9 @@ def _keep(columns: TraceColumns, event: dict) -> None:
 
 
 def _blocks(value: Any) -> float:
-    """A kernel's blocks per SM as the trace says it; NaN where it says none, or no count (a bool, NaN, infinity)."""
-    if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
+    """A kernel's blocks per SM as the trace says it; NaN where it says none, or no count (a bool, a negative number,
+    more blocks than a CUDA grid holds: their mean over a step's launches would overflow to infinity)."""
+    if type(value) not in (int, float) or not 0 <= value <= MAX_GRID_BLOCKS:
         return math.nan
     return float(value)
 
