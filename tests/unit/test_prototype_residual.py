@@ -2,6 +2,7 @@
 model's projection (the residual) is GPU work the path adds, carried with the sequences in flight, or the model's own
 miss when it is small; the launch cost removed holds as entered."""
 
+import numpy as np
 import pytest
 
 from tierplan.planning.model import (
@@ -10,6 +11,7 @@ from tierplan.planning.model import (
     EffectKind,
     Intervention,
     LaunchProfile,
+    PlanningError,
     Profile,
     Regime,
     ThreePoint,
@@ -18,7 +20,7 @@ from tierplan.planning.model import (
 from tierplan.planning.projection import context_of, project_regime
 from tierplan.planning.prototype_benchmark import Benchmark, benchmark_problem, fit, sized_by_benchmarks
 from tierplan.planning.prototype_residual import carried_ms, works_in
-from tierplan.planning.uncertainty import simulate
+from tierplan.planning.uncertainty import pert, simulate
 
 GRAPHS = Intervention("A1", "CUDA graphs", ThreePoint(2, 3, 5), tier_key="A", effects=(
     Effect(EffectKind.LAUNCH_OVERHEAD, removed=ThreePoint(0.97, 0.97, 0.97)),))
@@ -59,14 +61,47 @@ def test_a_residual_within_the_model_s_miss_is_carried_as_it_is():
     assert step_ms(sized, 1) == pytest.approx(3.8 + 0.3)
 
 
-def test_carried_work_grows_with_the_sequences_its_band_from_their_square_root_to_their_1_25th_power():
+def test_carried_work_grows_with_the_sequences_its_band_from_their_square_root_to_their_1_5th_power():
     def points(work: ThreePoint) -> tuple[float, float, float]:
         return work.low, work.likely, work.high
 
-    assert points(carried_ms(1.0, 3.2, 8.0)) == pytest.approx((8 ** 0.5, 8.0, 8 ** 1.25))  # work: 1.0 ms at batch 1
-    assert points(carried_ms(1.0, 3.2, 0.125)) == pytest.approx((0.125 ** 1.25, 0.125, 0.125 ** 0.5))
+    assert points(carried_ms(1.0, 3.2, 8.0)) == pytest.approx((8 ** 0.5, 8.0, 8 ** 1.5))  # work: 1.0 ms at batch 1
+    assert points(carried_ms(1.0, 3.2, 0.125)) == pytest.approx((0.125 ** 1.5, 0.125, 0.125 ** 0.5))
     assert carried_ms(0.3, 2.5, 8.0) == ThreePoint(0.0, 0.3, 0.3)  # the model's miss: none of it to all of it
     assert carried_ms(-0.3, 2.5, 8.0) == ThreePoint(-0.3, -0.3, 0.0)
+
+
+@pytest.mark.parametrize("measured, carried_to", [(BATCH_1, BATCH_8), (BATCH_8, BATCH_1)])
+def test_the_middle_of_a_carried_band_is_the_likely_carry_up_and_down(measured, carried_to):
+    """The power is what is uncertain, so the carry is drawn on a log scale: its median is r times the residual both
+    ways. Drawn in milliseconds, the longer tail on the side of the smaller power put the median of a carry down
+    20% above it and of a carry up below it."""
+    proto_ms = {"batch 1": 3.2, "batch 8": 3.8 + 8.0}[measured.name]  # 1.0 ms of work a sequence, as above
+    sized = sized_by_benchmarks(CAMPAIGN, {"A1": (Benchmark(measured.name, measured.concurrency * 1000 / proto_ms,
+                                                            "p"),)})
+    work = next(e for e in sized.interventions[0].effects if e.regimes == {carried_to.name})
+    assert work.log_scale and work.gpu_ms is not None
+    assert work.gpu_ms.likely == pytest.approx(1.0 * carried_to.concurrency)  # 1.0 ms a sequence in flight
+    at = sized.regimes.index(carried_to)
+    p50_ms = 1000 * carried_to.concurrency / dict(simulate(sized, samples=8000).regimes)[carried_to.name][-1].p50_tok_s
+    assert p50_ms == pytest.approx(step_ms(sized, at), rel=0.04)
+
+
+def test_an_estimate_drawn_on_a_log_scale_keeps_one_sign():
+    Effect(EffectKind.GPU_WORK, regimes=frozenset({"b"}), gpu_ms=ThreePoint(-4, -2, -1), log_scale=True)
+    for crossing in (ThreePoint(-1, 1, 2), ThreePoint(0, 1, 2)):
+        with pytest.raises(PlanningError, match="one sign"):
+            Effect(EffectKind.GPU_WORK, regimes=frozenset({"b"}), gpu_ms=crossing, log_scale=True)
+
+
+def test_a_log_scale_draw_of_one_factor_either_side_has_the_likely_value_for_its_median():
+    rng = np.random.default_rng(1)
+    draws = pert(ThreePoint(0.5, 2.0, 8.0), rng, 20_000, log_scale=True)
+    assert np.median(draws) == pytest.approx(2.0, rel=0.03)
+    assert draws.min() >= 0.5 and draws.max() <= 8.0
+    assert np.median(pert(ThreePoint(0.5, 2.0, 8.0), rng, 20_000)) > 2.6  # in plain units, the long tail pulls it
+    negative = pert(ThreePoint(-8.0, -2.0, -0.5), rng, 20_000, log_scale=True)
+    assert np.median(negative) == pytest.approx(-2.0, rel=0.03) and negative.max() < 0
 
 
 def test_a_small_residual_settles_the_work_only_at_as_many_sequences_or_fewer():

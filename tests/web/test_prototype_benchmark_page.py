@@ -40,7 +40,7 @@ def test_a_graph_prototype_s_benchmark_sizes_the_gpu_work_its_path_adds(client, 
     page = client.get(f"/campaigns/{demo_id}")
     assert page.status_code == 200
     text = html.unescape(page.text)
-    assert "It is carried with the sequences in flight, its band from their square root to their 1.25th power" in text
+    assert "It is carried with the sequences in flight, its band from their square root to their 1.5th power" in text
     assert "a step in batch 1" in text and "a step in concurrency 16" in text
     assert "Entered for it, planned at that size:" in text
     assert "Sized by a prototype's benchmark in batch 1" in client.get(f"/campaigns/{demo_id}/roadmap.md").text

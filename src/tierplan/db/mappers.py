@@ -81,7 +81,7 @@ def to_core_effect(row: EffectRow, regime_names: frozenset[str], estimates: Esti
         )
     points = {name: three(estimates, name) for name in _EFFECT_POINTS}
     return core.Effect(kind=core.EffectKind(row.kind), bucket=row.bucket, regimes=regime_names, spec=spec,
-                       kernels=(row.kernels or "").strip(), **points)
+                       kernels=(row.kernels or "").strip(), log_scale=False, **points)
 
 
 def to_core_profile(profile_row, shares, kernels=()) -> core.Profile | None:

@@ -226,6 +226,7 @@ class Effect:
     gpu_ms_per_seq: ThreePoint | None = None
     gpu_items: ThreePoint | None = None
     kernels: str = ""  # bucket speedups: a pattern over the profile's kernel names, to act on their share alone
+    log_scale: bool = False  # its estimates are drawn on a log scale: a factor is what is uncertain (a carried growth)
 
     def __post_init__(self) -> None:
         from tierplan.planning.effect_kinds import rule_of  # the registry imports Effect: read it once both exist
@@ -233,6 +234,8 @@ class Effect:
         rule = rule_of(self.kind)
         if self.kernels and self.kind is not EffectKind.BUCKET:
             raise PlanningError("only a bucket speedup can name kernels", "kernels")
+        if self.log_scale and any(p.low * p.high <= 0 for p in rule.inputs(self).values()):
+            raise PlanningError("an estimate drawn on a log scale keeps one sign, never zero")
         rule.check(self)
         if rule.needs_regimes and not self.regimes:
             raise PlanningError("this effect holds only where it was measured: name its regimes", "regimes")

@@ -24,6 +24,7 @@ steps). 0.05: a band of about +-6% from it alone.
 
 from __future__ import annotations
 
+import math
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -85,8 +86,15 @@ class Simulation:
         return dict(self.regimes)[regime_name]
 
 
-def pert(estimate: ThreePoint, rng: np.random.Generator, samples: int) -> np.ndarray:
-    """`samples` draws from the PERT-beta distribution of a three-point estimate."""
+def pert(estimate: ThreePoint, rng: np.random.Generator, samples: int, log_scale: bool = False) -> np.ndarray:
+    """`samples` draws from the PERT-beta distribution of a three-point estimate; on a log scale (`log_scale`, an
+    estimate of one sign) the PERT of the logarithms of its magnitude, so its median is its likely value where its
+    ends are the same factor either side."""
+    if log_scale:
+        sign = 1.0 if estimate.likely > 0 else -1.0
+        low, likely, high = sorted(math.log(abs(v)) for v in (estimate.low, estimate.likely, estimate.high))
+        magnitude: np.ndarray = np.exp(pert(ThreePoint(low, likely, high), rng, samples))
+        return sign * magnitude
     low, likely, high = estimate.low, estimate.likely, estimate.high
     if high == low:
         return np.full(samples, likely)
@@ -119,7 +127,8 @@ def draw_effects(intervention: Intervention, seed: int, samples: int, realised: 
     out = []
     for position, effect in enumerate(intervention.effects):
         rng = stream(seed, intervention.key, position)
-        values: dict[str, Any] = {name: pert(tp, rng, samples) for name, tp in sorted(three_points(effect).items())}
+        values: dict[str, Any] = {name: pert(tp, rng, samples, effect.log_scale)
+                                  for name, tp in sorted(three_points(effect).items())}
         draw = calibrated(effect, EffectDraw(**values), realised)
         error_z = rng.standard_normal(samples)
         binding_z = rng.standard_normal(samples)

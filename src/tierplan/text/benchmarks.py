@@ -4,7 +4,7 @@ preview say the same)."""
 from __future__ import annotations
 
 from tierplan.planning.prototype_benchmark import Fit
-from tierplan.planning.prototype_residual import RESIDUAL_NOISE
+from tierplan.planning.prototype_residual import GROWTH_EXPONENTS, RESIDUAL_NOISE
 from tierplan.text import formatting as fmt
 
 
@@ -33,10 +33,16 @@ def benchmark_sentence(fit: Fit) -> str:
             return (f"{head}. That is within the launch model's own miss ({RESIDUAL_NOISE:.0%} of the step): carried "
                     f"as it is, and at more sequences in flight than {fit.regime}'s the bands keep the prior for "
                     "work the path may add there. A benchmark at a second concurrency settles it")
-        return (f"{head}. It is carried with the sequences in flight, its band from their square root to their 1.25th "
-                "power; a benchmark at a second concurrency splits it into fixed and per-sequence parts")
+        low, _, high = GROWTH_EXPONENTS
+        return (f"{head}. It is carried with the sequences in flight, its band from their {_power(low)} to their "
+                f"{_power(high)}; a benchmark at a second concurrency splits it into fixed and per-sequence parts")
     clamped = " (the nearest share the estimates allow: check their shape)" if fit.clamped else ""
     return (f"Sized by a prototype's benchmark in {_measured(fit)}: it measured {fmt.tok_s(fit.prototype_tok_s)}, "
             f"{fit.measured_gain:.3g}x the baseline's {fmt.tok_s(fit.baseline_tok_s)}, where the estimates entered "
             f"projected {fit.entered_gain:.3g}x; "
             f"planned with {fit.realised:.0%} of their predicted log-gain in every regime they act on{clamped}")
+
+
+def _power(exponent: float) -> str:
+    """"square root", "1.5th power": a power of the sequences in flight, in words."""
+    return "square root" if exponent == 0.5 else f"{exponent:g}th power"
