@@ -53,7 +53,9 @@ def effect_of(spec: dict) -> core.Effect:
     if kind is core.EffectKind.BUCKET:
         return core.Effect(kind, bucket=spec["bucket"], speedup=three(spec["speedup"]))
     if kind is core.EffectKind.SPEC_DECODE:
-        return core.Effect(kind, spec=core.SpecDecode(spec["draft_tokens"], acceptance=three(spec["acceptance"])))
+        cost = three(spec["draft_cost"]) if "draft_cost" in spec else None
+        return core.Effect(kind, spec=core.SpecDecode(spec["draft_tokens"], acceptance=three(spec["acceptance"]),
+                                                      draft_cost=cost))
     raise SystemExit(f"effect kind {kind.value} is not wired into the fidelity cases yet")
 
 
@@ -134,9 +136,20 @@ def fit_case(case: dict) -> tuple[core.Regime, StepFloor, float]:
     plain = fit_step_ms(case, 1)
     regime = core.Regime("case", c, 1e12, baseline_tok_s=c * 1000 / plain, step_ms=plain)
     g_tokens = case["draft_tokens"]
-    verify = fit_step_ms(case, g_tokens + 1) * (1 + case["fit"]["draft_share_of_verify"])
-    tokens = spec_expected_tokens(case["acceptance_measured"], g_tokens)
+    verify = fit_step_ms(case, g_tokens + 1) + draft_ms(case)
+    tokens = case.get("tokens_measured") or spec_expected_tokens(case["acceptance_measured"], g_tokens)
     return regime, StepFloor(gpu, model, c, case["context_tokens"]), c * tokens * 1000 / verify
+
+
+def draft_ms(case: dict) -> float:
+    """The fit's drafting time a step (ms): a share of the verify step (n-gram), or a draft model's own fit (EAGLE:
+    a KV token of the batch, a token each sequence feeds it, and a fixed part)."""
+    fit, g_tokens = case["fit"], case["draft_tokens"]
+    if "draft" not in fit:
+        return fit_step_ms(case, g_tokens + 1) * fit["draft_share_of_verify"]
+    draft = fit["draft"]
+    kv_tokens = case["concurrency"] * case["context_tokens"]
+    return (kv_tokens * draft["us_a_kv_token"] + (g_tokens + 1) * draft["us_a_fed_token"]) / 1000 + draft["ms_fixed"]
 
 
 BAND_ALONE = "judged by its band alone: the GPU work the graph path adds is unknowable before the work"

@@ -64,9 +64,21 @@ def test_without_a_draft_cost_the_verify_step_is_the_measured_step_plus_its_adde
     assert after.tok_s == pytest.approx(10 * 1.7 / (1 + added_ms / 100))
 
 
-def test_a_draft_cost_set_for_the_regime_overrides_the_hardware_model():
+def test_a_draft_cost_adds_the_drafter_s_time_beside_the_verify_step_s_gpu_time():
+    """c = 0.1 for the one draft: the 100 ms step takes 10 ms more of drafting, and verifying 2 tokens still adds what
+    the hardware model says (an EAGLE head's forward does not make the target's verify free)."""
     campaign = spec_campaign(StepFloor(gpu(), moe(), 1, 0), draft_cost=ThreePoint(0.1, 0.1, 0.1))
-    assert project_regime(campaign.regimes[0], campaign).after("A").tok_s == pytest.approx(10 * 1.7 / 1.1)
+    added_ms = (1.5 + 0.08) / VERIFY_EFFICIENCY
+    after = project_regime(campaign.regimes[0], campaign).after("A")
+    assert after.step_rel == pytest.approx(1.1 + added_ms / 100)
+    assert after.tok_s == pytest.approx(10 * 1.7 / (1.1 + added_ms / 100))
+
+
+def test_without_specs_a_draft_cost_is_the_whole_price_and_the_plan_says_so():
+    campaign = spec_campaign(None, draft_cost=ThreePoint(0.1, 0.1, 0.1))
+    result = project_regime(campaign.regimes[0], campaign)
+    assert result.after("A").tok_s == pytest.approx(10 * 1.7 / 1.1)
+    assert any("the verify step's added GPU time is not priced" in n for n in result.notes)
 
 
 def test_without_a_draft_cost_or_specs_the_effect_says_why_it_cannot_apply():
@@ -93,10 +105,11 @@ def test_the_ceiling_caps_the_step_not_the_token():
     priced = after_a(None)
     assert not priced.capped and priced.tok_s == pytest.approx(1.9 / (6.25 + 1.58 / VERIFY_EFFICIENCY) * 1000)
     assert priced.tok_s > plain_ceiling
-    # a draft cost entered as cheaper than the hardware allows: the 6.56 ms step is held to the floor of a step
-    # verifying 2 tokens, 7.5 ms, so 1.9 tokens / 7.5 ms = 253 tok/s
-    cheap = after_a(ThreePoint(0.05, 0.05, 0.05))
-    assert cheap.capped and cheap.tok_s == pytest.approx(1.9 / 7.5e-3)
+    # a drafter's cost adds to the step beside the verify: 6.25 x 1.05 + 1.975 ms, never under the floor of a step
+    # verifying 2 tokens (7.5 ms), which caps only a step projected below it
+    drafted = after_a(ThreePoint(0.05, 0.05, 0.05))
+    assert not drafted.capped and drafted.tok_s == pytest.approx(1.9 / (6.25 * 1.05 + 1.58 / VERIFY_EFFICIENCY) * 1000)
+    assert 1.9 / (6.25 * 1.05 + 1.58 / VERIFY_EFFICIENCY) * 1000 < 1.9 / 7.5e-3
 
 
 def llama_8b_on_h100(concurrency: int, context_tokens: float = 1024) -> StepFloor:
@@ -142,6 +155,17 @@ def test_speculative_decoding_stops_paying_where_the_verify_time_eats_the_tokens
     # ms to the step, and verifying 3 drafts adds 3 x 0.0203 ms a sequence; 0.4 (10 + 0.0703 (c - 8)) = 0.0609 c
     # at c = 115
     assert found.stops_at == pytest.approx(115, abs=2)
+
+
+def test_a_drafter_s_cost_brings_the_break_even_down():
+    """EAGLE at c = 0.08 a draft token: each step pays 1.24x for its drafts besides the verify, so drafting stops
+    paying where 1.4 step = 1.24 step + verify: 0.16 (10 + 0.0703 (c - 8)) = 0.0609 c, at c = 30.4 (115 with no
+    drafter time)."""
+    floor = llama_8b_on_h100(8)
+    found = break_even("conc 8", floor, 10.0, 1.4, 3, draft_cost=0.08)
+    assert found.stops_at == 31
+    assert speedup_at(floor, 10.0, 1.4, 3, found.stops_at, 0.08) <= 1.0 < speedup_at(floor, 10.0, 1.4, 3,
+                                                                                     found.stops_at - 1, 0.08)
 
 
 def test_a_high_acceptance_pays_up_to_the_largest_concurrency_the_kv_cache_fits():

@@ -8,7 +8,7 @@ import pytest
 
 from tests.unit.test_spec_decode_load import v4_floor
 from tierplan.planning.ceiling import ModelSpec as ModelShape
-from tierplan.planning.spec_break_even import speedup_at
+from tierplan.planning.spec_break_even import break_even, speedup_at
 from tierplan.services.presets import MODEL_PRESETS
 
 HTMX = {"HX-Request": "true"}
@@ -66,9 +66,20 @@ def test_a_spec_decode_effect_entered_in_the_form_matches_the_formula(client, de
             "draft_cost_high": "0.1", "regime_ids": ["1"], "provenance": "assumed"}
     assert client.post(f"/campaigns/{demo_id}/effects/3/edit", data=form, headers=HTMX).status_code == 204
     after_a = plan_json(client, demo_id)["regimes"][0]["projections"][0]
-    # E = (1 - 0.7^4) / 0.3 = 2.533, cost 1 + 3 x 0.1: 10 x 4.8 x 2.533 / 1.3
-    assert after_a["tok_s"] == pytest.approx(10 * 4.8 * 2.533 / 1.3)
-    assert "E = 2.53 tokens a step, step cost 1.30, 1.95x faster" in client.get(f"/campaigns/{demo_id}").text
+    # E = (1 - 0.7^4) / 0.3 = 2.533; A1 leaves 100 / 4.8 ms of the 100 ms step, the drafts take 1 + 3 x 0.1 of it,
+    # and verifying 4 tokens a sequence adds the hardware model's GPU time besides
+    added_ms = v4_floor(1).verify_added_ms(3)
+    assert after_a["tok_s"] == pytest.approx(1000 * 2.533 / (100 / 4.8 * 1.3 + added_ms), rel=1e-3)
+    page = html.unescape(client.get(f"/campaigns/{demo_id}").text)
+    assert (f"E = 2.53 tokens a step, the drafts cost 1.30x a step; verifying 4 tokens a sequence adds, by the "
+            f"hardware model, {added_ms:.3g} ms in batch 1 of GPU time to the step") in page
+    # where it stops paying counts the drafter's time too (it used to be left out where a draft cost was entered)
+    found = break_even("batch 1", v4_floor(1), 100.0, (1 - 0.7 ** 4) / 0.3, 3, draft_cost=0.1)
+    without = break_even("batch 1", v4_floor(1), 100.0, (1 - 0.7 ** 4) / 0.3, 3)
+    assert found.stops_at is not None and (without.stops_at is None or without.stops_at > found.stops_at)
+    assert (f"batch 1; it stops paying at concurrency {found.stops_at:,} (from batch 1's measured step of 100 ms): "
+            f"set the engine's disable-by-batch-size (vLLM speculative_config disable_by_batch_size) to "
+            f"{found.stops_at - 1:,}") in page
 
 
 def test_per_position_acceptance_is_taken_as_vllm_reports_it(client, demo_id):
@@ -77,7 +88,7 @@ def test_per_position_acceptance_is_taken_as_vllm_reports_it(client, demo_id):
             "draft_cost_high": "0.05", "regime_ids": ["1"], "provenance": "measured"}
     assert client.post(f"/campaigns/{demo_id}/effects/3/edit", data=form, headers=HTMX).status_code == 204
     after_a = plan_json(client, demo_id)["regimes"][0]["projections"][0]
-    assert after_a["tok_s"] == pytest.approx(10 * 4.8 * 2.8 / 1.15)
+    assert after_a["tok_s"] == pytest.approx(1000 * 2.8 / (100 / 4.8 * 1.15 + v4_floor(1).verify_added_ms(3)), rel=1e-3)
 
 
 def test_rising_per_position_rates_are_refused_next_to_the_field(client, demo_id):

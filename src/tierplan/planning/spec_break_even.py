@@ -1,8 +1,9 @@
 """Where speculative decoding stops paying: the concurrency a team would put in the engine's disable-by-batch-size
 setting (vLLM's `speculative_config` `disable_by_batch_size`).
 
-At concurrency c a plain step takes step(c) and a verify step step(c) + added(c), where added(c) is the GPU time of g
-more tokens a sequence (ceiling.StepFloor.verify_added_ms). Drafting pays while E step(c) > step(c) + added(c). The
+At concurrency c a plain step takes step(c) and a verify step step(c) (1 + g d) + added(c), where added(c) is the GPU
+time of g more tokens a sequence (ceiling.StepFloor.verify_added_ms) and d the drafter's own cost a draft token, of a
+step, where one is entered (0 else). Drafting pays while E step(c) > step(c) (1 + g d) + added(c). The
 regime's measured step anchors step(c): it moves from the measured one by what c sequences add in bytes and FLOPs
 (StepFloor.additive_ms), never below the floor. added(c) grows with c (more tokens to compute, more experts
 touched) while the fixed part of the step does not, so the speedup falls with concurrency; the search stops at the
@@ -38,21 +39,23 @@ def kv_fit_concurrency(floor: StepFloor) -> int:
     return max(1, int(free // per_sequence)) if per_sequence > 0 else 1
 
 
-def speedup_at(floor: StepFloor, step_ms: float, tokens: float, draft_tokens: int, concurrency: int) -> float:
+def speedup_at(floor: StepFloor, step_ms: float, tokens: float, draft_tokens: int, concurrency: int,
+               draft_cost: float = 0.0) -> float:
     """E tokens over the verify step's cost at `concurrency`, the step moved from the regime's measured one."""
     step = step_ms + floor.additive_ms(1, concurrency) - floor.additive_ms(1, floor.concurrency)
     step = max(step, StepFloor(floor.gpu, floor.model, concurrency, floor.context_tokens).floor_ms(1))
-    return tokens * step / (step + floor.verify_added_ms(draft_tokens, concurrency))
+    return tokens * step / (step * (1 + draft_tokens * draft_cost) + floor.verify_added_ms(draft_tokens, concurrency))
 
 
-def break_even(regime: str, floor: StepFloor, step_ms: float, tokens: float, draft_tokens: int) -> BreakEven:
-    """Where drafting g tokens that yield E a step stops paying, from one regime's measured step (a bisection: the
-    speedup falls as concurrency grows)."""
+def break_even(regime: str, floor: StepFloor, step_ms: float, tokens: float, draft_tokens: int,
+               draft_cost: float = 0.0) -> BreakEven:
+    """Where drafting g tokens that yield E a step (each draft token costing `draft_cost` of a step) stops paying,
+    from one regime's measured step (a bisection: the speedup falls as concurrency grows)."""
     limit = kv_fit_concurrency(floor)
-    here = speedup_at(floor, step_ms, tokens, draft_tokens, floor.concurrency)
+    here = speedup_at(floor, step_ms, tokens, draft_tokens, floor.concurrency, draft_cost)
 
     def pays(c: int) -> bool:
-        return speedup_at(floor, step_ms, tokens, draft_tokens, c) > 1.0
+        return speedup_at(floor, step_ms, tokens, draft_tokens, c, draft_cost) > 1.0
 
     if pays(limit):
         return BreakEven(regime, here, None, limit)

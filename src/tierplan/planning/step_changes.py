@@ -91,13 +91,15 @@ def spec_tokens(spec: SpecDecode, acceptance: Value = None) -> Value:
 
 def spec_cost(spec: SpecDecode, draft_cost: Value = None, floor: VerifyCost | None = None,
               step_ms: Value = None) -> Value:
-    """The draft-and-verify step over a plain one: 1 + g c with a draft cost, else the measured step (`step_ms`)
-    plus the GPU time the hardware model says verifying g + 1 tokens a sequence adds, over that step."""
+    """The draft-and-verify step over a plain one: the measured step (`step_ms`) plus the GPU time the hardware model
+    says verifying g + 1 tokens a sequence adds, over that step, plus g c with a draft cost c; 1 + g c with a draft
+    cost and no hardware model; None with neither."""
+    drafts = None
     if spec.draft_cost is not None:
-        return spec_step_cost(spec.draft_tokens, spec.draft_cost.likely if draft_cost is None else draft_cost)
-    if floor is not None and step_ms is not None:
-        return 1.0 + floor.verify_added_ms(spec.draft_tokens) / step_ms
-    return None
+        drafts = spec_step_cost(spec.draft_tokens, spec.draft_cost.likely if draft_cost is None else draft_cost)
+    if floor is None or step_ms is None:
+        return drafts
+    return (1.0 if drafts is None else drafts) + floor.verify_added_ms(spec.draft_tokens) / step_ms
 
 
 def spec_speedup(spec: SpecDecode, acceptance: Value = None, draft_cost: Value = None,
@@ -176,21 +178,26 @@ def _ratio(top: Value, bottom: Value) -> Value:
 def spec_decode(state: StepState, spec: SpecDecode, draw: EffectDraw, regime: RegimeContext) -> str | None:
     """E tokens a step at the draft-and-verify cost (`realised`: the share of the log-gain calibration keeps).
 
-    With a draft cost c the step is 1 + g c times as long. Without one, the verify step is the step as it stands plus
-    the GPU time of g more tokens a sequence in flight (the hardware model's, StepFloor.verify_added_ms), added as
-    its own bucket: fixed costs a step (launches, collectives, small kernels) do not grow with the tokens verified,
-    and on a host-bound step the added GPU work is hidden until the GPU side binds."""
+    The verify step is the step as it stands plus the GPU time of g more tokens a sequence in flight (the hardware
+    model's, StepFloor.verify_added_ms), added as its own bucket: fixed costs a step (launches, collectives, small
+    kernels) do not grow with the tokens verified, and on a host-bound step the added GPU work is hidden until the GPU
+    side binds. A draft cost c (the drafter's own time for each draft token, of a plain step: a draft model's forward)
+    makes the step 1 + g c times as long besides; without the hardware model it is the whole price."""
     keep = 1.0 if draw.realised is None else draw.realised
     tokens = spec_tokens(spec, draw.acceptance) ** keep
+    floor, step_ms = regime.floor, regime.step_ms
+    if spec.draft_cost is None and floor is None:
+        return "no draft cost entered and no hardware and model specs to estimate it"
+    if spec.draft_cost is None and step_ms is None:
+        return "no draft cost entered and no baseline step to add the verify step's GPU time to"
     if spec.draft_cost is not None:
         scale_all(state, spec_step_cost(spec.draft_tokens, draw.draft_cost) ** keep)
-    elif regime.floor is None:
-        return "no draft cost entered and no hardware and model specs to estimate it"
-    elif regime.step_ms is None:
-        return "no draft cost entered and no baseline step to add the verify step's GPU time to"
-    else:
-        added = regime.floor.verify_added_ms(spec.draft_tokens) / regime.step_ms * keep
+    if floor is not None and step_ms is not None:
+        added = floor.verify_added_ms(spec.draft_tokens) / step_ms * keep
         state.buckets[VERIFY_BUCKET] = state.buckets.get(VERIFY_BUCKET, 0.0) + added
+    else:
+        state.notes.append("no hardware and model specs or no baseline step: the verify step's added GPU time is not "
+                           "priced, only the draft cost entered")
     state.tokens = state.tokens * tokens
     verify = spec.draft_tokens + 1
     if isinstance(keep, np.ndarray):  # a batch of candidates (order_batch.py): only the members verify more

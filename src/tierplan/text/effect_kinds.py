@@ -39,8 +39,10 @@ ESTIMATES = {
     "acceptance": Estimate("Acceptance rate", "0..1", bounds={"ge": 0, "le": 1}),
     "draft_cost": Estimate(
         "Draft cost c", "of a step", bounds={"ge": 0},
-        help="all three blank: the step costs what it measured plus the GPU time the hardware model gives "
-             "g more tokens a sequence (it grows with concurrency); a draft model's own time is then not counted"),
+        help="the drafter's own time for each draft token, of a plain step (a draft model's or EAGLE head's forward), "
+             "added to the verify step: what it measured plus the GPU time the hardware model gives g more tokens a "
+             "sequence (it grows with concurrency); all three blank: no drafter time (n-gram drafting, or a drafter too "
+             "small to count)"),
     "removed": Estimate(
         "Share of per-launch host cost removed", "0..1", bounds={"ge": 0, "le": 1},
         help="CUDA graphs replay a step with one launch: most of each launch's host cost goes (0.9-0.99)"),
@@ -71,7 +73,8 @@ def three(tp: ThreePoint | None, suffix: str = "", scale: float = 1.0) -> str:
 
 
 def spec_decode_text(effect: Effect, regime_names: Sequence[str] = (), floors: Floors | None = None) -> str:
-    """"speculative decoding, g = 1, acceptance 0.7 (0.5–0.85), c = 0.1: E 1.70, cost 1.10, 1.55x"."""
+    """"speculative decoding, g = 1, acceptance 0.7 (0.5–0.85), draft cost c = 0.1: E = 1.70 tokens a step, the drafts
+    cost 1.10x a step; verifying 2 tokens a sequence adds, by the hardware model, 0.06 ms in batch 1 of GPU time"."""
     spec = need(effect.spec, "the speculative decoding")
     if spec.per_position:
         acceptance = "per-position acceptance " + ", ".join(fmt.plain(r) for r in spec.per_position)
@@ -79,19 +82,22 @@ def spec_decode_text(effect: Effect, regime_names: Sequence[str] = (), floors: F
         acceptance = "acceptance " + three(spec.acceptance)
     tokens = spec_tokens(spec)
     head = f"speculative decoding, g = {spec.draft_tokens}, {acceptance}"
-    if spec.draft_cost is not None:
-        cost = fmt.three_point(spec.draft_cost.low, spec.draft_cost.likely, spec.draft_cost.high)
-        step_cost = spec_cost(spec)
-        return (f"{head}, draft cost c = {cost}: E = {tokens:.2f} tokens a step, step cost {step_cost:.2f}, "
-                f"{fmt.factor(tokens / step_cost)} faster")
     floors = floors or {}
     names = list(regime_names) or list(floors)
     added = [(n, floors[n].verify_added_ms(spec.draft_tokens)) for n in names if n in floors]
+    per_regime = ", ".join(f"{fmt.number(ms, 'ms')} in {n}" for n, ms in added)
+    verify = (f"verifying {spec.draft_tokens + 1} tokens a sequence adds, by the hardware model, {per_regime} of GPU "
+              "time to the step")
+    if spec.draft_cost is not None:
+        cost = fmt.three_point(spec.draft_cost.low, spec.draft_cost.likely, spec.draft_cost.high)
+        drafts = spec_cost(spec)
+        text = f"{head}, draft cost c = {cost}: E = {tokens:.2f} tokens a step, the drafts cost {drafts:.2f}x a step"
+        if not added:
+            return f"{text}, {fmt.factor(tokens / drafts)} faster (the verify step unpriced: enter the specs)"
+        return f"{text}; {verify}"
     if not added:
         return f"{head}, draft cost from the hardware model (enter the specs to see it): E = {tokens:.2f} tokens a step"
-    per_regime = ", ".join(f"{fmt.number(ms, 'ms')} in {n}" for n, ms in added)
-    return (f"{head}: E = {tokens:.2f} tokens a step; verifying {spec.draft_tokens + 1} tokens a sequence adds, by "
-            f"the hardware model, {per_regime} of GPU time to the step")
+    return f"{head}: E = {tokens:.2f} tokens a step; {verify}"
 
 
 def bucket_text(effect: Effect) -> str:

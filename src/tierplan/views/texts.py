@@ -90,10 +90,11 @@ def effect_text(effect: Effect, regime_names: Sequence[str], analysis: Analysis 
 
 
 def break_even_text(effect: Effect, campaign: Campaign) -> str:
-    """Where speculative decoding priced by the hardware model stops paying, from the measured step of the busiest
-    regime it holds in ("" for another effect, a draft cost entered, or no regime with specs and a baseline)."""
+    """Where speculative decoding priced by the hardware model (and the draft cost, where one is entered: its likely
+    value) stops paying, from the measured step of the busiest regime it holds in ("" for another effect, or no regime
+    with specs and a baseline)."""
     spec = effect.spec
-    if spec is None or spec.draft_cost is not None:
+    if spec is None:
         return ""
     anchors = [(r, campaign.floor_of(r.name), baseline_step_ms(r)) for r in campaign.regimes
                if effect.applies_to(r.name)]
@@ -101,7 +102,8 @@ def break_even_text(effect: Effect, campaign: Campaign) -> str:
     if not usable:
         return ""
     regime, floor, step = max(usable, key=lambda found: found[0].concurrency)
-    found = break_even(regime.name, floor, step, float(spec_tokens(spec)), spec.draft_tokens)
+    draft_cost = 0.0 if spec.draft_cost is None else spec.draft_cost.likely
+    found = break_even(regime.name, floor, step, float(spec_tokens(spec)), spec.draft_tokens, draft_cost)
     where = f"from {regime.name}'s measured step of {fmt.number(step, 'ms')}"
     if found.stops_at is None:
         return f"it pays at every concurrency up to {found.limit:,}, the most the KV cache fits ({where})"
