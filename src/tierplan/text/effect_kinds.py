@@ -39,10 +39,8 @@ ESTIMATES = {
     "acceptance": Estimate("Acceptance rate", "0..1", bounds={"ge": 0, "le": 1}),
     "draft_cost": Estimate(
         "Draft cost c", "of a step", bounds={"ge": 0},
-        help="the drafter's own time for each draft token, of a plain step (a draft model's or EAGLE head's forward), "
-             "added to the verify step: what it measured plus the GPU time the hardware model gives g more tokens a "
-             "sequence (it grows with concurrency); all three blank: no drafter time (n-gram drafting, or a drafter too "
-             "small to count)"),
+        help="the drafter's own time a draft token, of a plain step (a draft model's or EAGLE head's forward); "
+             "verifying the drafts is priced by the hardware model besides. Blank: no drafter time (n-gram)"),
     "removed": Estimate(
         "Share of per-launch host cost removed", "0..1", bounds={"ge": 0, "le": 1},
         help="CUDA graphs replay a step with one launch: most of each launch's host cost goes (0.9-0.99)"),
