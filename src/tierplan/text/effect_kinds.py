@@ -95,7 +95,7 @@ def spec_decode_text(effect: Effect, regime_names: Sequence[str] = (), floors: F
         return f"{text}; {verify}"
     if not added:
         return f"{head}, draft cost from the hardware model (enter the specs to see it): E = {tokens:.2f} tokens a step"
-    return f"{head}: E = {tokens:.2f} tokens a step; {verify}"
+    return f"{head}, no drafter time entered: E = {tokens:.2f} tokens a step; {verify}"
 
 
 def bucket_text(effect: Effect) -> str:
