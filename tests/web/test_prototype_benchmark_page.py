@@ -55,3 +55,22 @@ def test_a_graph_prototype_s_benchmark_sizes_the_gpu_work_its_path_adds(client, 
     assert confirm(client, demo_id, token_of(second.text), confirm="on").status_code == 204
     text = html.unescape(client.get(f"/campaigns/{demo_id}").text)
     assert "concurrency 16 (import: bench_serve_c4.json" in text and "fitted through them" in text
+
+
+def test_the_api_attaches_a_prototype_s_benchmark_as_the_page_does(client, demo_id, clock):
+    """`prototype_of` on the API's import: the same evidence as the page's; an unknown key is refused before a byte
+    is stored."""
+    clock.advance(days=7)
+    traced_graphs_campaign(client, demo_id)
+    runs = [("files", ("bench_serve_append.json", APPEND.read_bytes()))]
+    refused = client.post(f"/api/campaigns/{demo_id}/imports", data={"regime": "batch 1", "prototype_of": "Z9"},
+                          files=runs)
+    assert refused.status_code == 409
+    assert refused.json()["errors"]["prototype_of"].startswith("no intervention 'Z9' in this campaign (it has A1")
+    before = len(client.get(f"/api/campaigns/{demo_id}/measurements").json())
+    stored = client.post(f"/api/campaigns/{demo_id}/imports", data={"regime": "batch 1", "prototype_of": "A3"},
+                         files=runs)
+    assert stored.status_code == 201, stored.text
+    assert len(client.get(f"/api/campaigns/{demo_id}/measurements").json()) == before  # evidence, not the regime's
+    text = html.unescape(client.get(f"/campaigns/{demo_id}").text)
+    assert "Sized by a prototype's benchmark in batch 1 (import: bench_serve_append.json, line 2): 15.7 ms a step" in text

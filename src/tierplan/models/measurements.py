@@ -184,9 +184,9 @@ class ImportOptionsForm(Input):
                               help="blank: the decode steps found in the trace (kernel tables need it)")
     exclude_passes: Int = field("Leave out the first passes", default=0, ge=0,
                                 help="traces: when detection cannot tell a prefill from decode, the passes to skip")
-    prototype_of: str = field(
-        "A prototype of", default="", max_length=50, placeholder="A1",
-        help="the key of the intervention a prototype of which ran: a trace of it derives its effects against the "
+    prototype_of: str | None = field(
+        "A prototype of", default=None, max_length=50,
+        help="the intervention a prototype of which ran: a trace of it derives its effects against the "
              "regime's own trace, a benchmark sizes the effects entered by the throughput it measured (a graph "
              "path's GPU work: benchmark it in two regimes to tell fixed work from work a sequence); either way "
              "carried to the other regimes, never the regime's own history")

@@ -381,7 +381,7 @@ def import_options(values: ImportOptionsForm) -> ImportOptions:
     return ImportOptions(values.regime, values.step_ms, values.steps, columns, kind=values.kind.value,
                          includes=values.includes, measured_at=values.measured_at,
                          exclude_passes=values.exclude_passes, add_regimes=values.add_regimes,
-                         prototype_of=values.prototype_of.strip())
+                         prototype_of=(values.prototype_of or "").strip())
 
 
 def import_problems(preview: Preview, *, measured_at: datetime | None, confirmed: bool) -> list[str]:

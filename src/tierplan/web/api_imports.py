@@ -73,6 +73,9 @@ async def post_import(
     measured_at: Annotated[datetime | None, Form(description="when undated runs were measured (UTC)",
                                                  json_schema_extra={"pattern": DATE_PATTERN})] = None,
     exclude_passes: Annotated[int, Form(ge=0, le=10_000, description="traces: leave out the first N passes")] = 0,
+    prototype_of: Annotated[str | None, Form(max_length=50, description=(
+        "the key of the intervention a prototype of which ran: the trace or benchmark becomes its evidence, not "
+        "the regime's own history"))] = None,
     confirm: Annotated[bool, Form(description="import values the checks flag as unlikely")] = False,
     dry_run: Annotated[bool, Form(description="preview only: write nothing, list every problem")] = False,
     key: Annotated[str | None, Header(alias="Idempotency-Key", description=(
@@ -94,6 +97,9 @@ async def post_import(
     if unknown:  # before a byte is stored: a run must not be recorded as including nothing by a typo
         raise Conflicting({"includes": f"no intervention {', '.join(unknown)} in this campaign (it has "
                                        f"{', '.join(sorted(known)) or 'none'})"})
+    if prototype_of and prototype_of.strip() not in known:
+        raise Conflicting({"prototype_of": f"no intervention {prototype_of.strip()!r} in this campaign (it has "
+                                           f"{', '.join(sorted(known)) or 'none'})"})
     token = secrets.token_hex(16)
     batch = idempotency_key(key) or secrets.token_hex(16)
     folder = Path(settings.upload_dir) / token
@@ -101,7 +107,8 @@ async def post_import(
         saved = await save_uploads(files, folder, settings.max_upload_mb * 1024 * 1024)
         options = import_options(validated(ImportOptionsForm, {
             "regime": regime, "step_ms": step_ms, "steps": steps, "kind": kind, "includes": keys,
-            "measured_at": measured_at, "exclude_passes": exclude_passes, "add_regimes": add_regimes}))
+            "measured_at": measured_at, "exclude_passes": exclude_passes, "add_regimes": add_regimes,
+            "prototype_of": prototype_of}))
         if not saved:
             raise FormInvalid({"files": "choose at least one file"})
         parse = ParseRequest(settings.database_url, token, campaign_id, saved, options, now, ParseLimits.of(settings),

@@ -37,8 +37,9 @@ router = APIRouter(include_in_schema=False)
 
 
 def import_fields(regimes: Iterable[Any], interventions: Iterable[Any]) -> tuple[Field, ...]:
-    return form_fields(ImportOptionsForm, {"regime": tuple((r.name, r.name) for r in regimes),
-                                           "includes": tuple((i.key, f"{i.key}: {i.title}") for i in interventions)})
+    labelled = tuple((i.key, f"{i.key}: {i.title}") for i in interventions)
+    return form_fields(ImportOptionsForm, {"regime": tuple((r.name, r.name) for r in regimes), "includes": labelled,
+                                           "prototype_of": labelled})
 
 
 CONFIRM_FIELDS = form_fields(ImportConfirmForm)
