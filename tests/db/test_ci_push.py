@@ -1,6 +1,7 @@
 """CI as a team would run it: real vLLM results pushed to a real server with `tierplan push`, then
 `tierplan gates` read for its exit code, its text and its JUnit XML."""
 
+import html
 import json
 import subprocess
 import sys
@@ -104,3 +105,18 @@ def test_gates_from_the_database_and_bad_arguments(tmp_path):
     assert tierplan("gates", "8", url=url).returncode == 2
     assert tierplan("push", str(DATA / "vllm" / "bench_serve_append.json"), "--server", "ftp://x", "--campaign", "1"
                     ).returncode == 1
+
+
+def test_a_prototype_s_benchmark_is_pushed_as_the_intervention_s_evidence(server, tmp_path):
+    """A branch's benchmark pushed with --prototype-of: the intervention's evidence, not the regime's history."""
+    run = vllm_run(tmp_path, "branch.json", concurrency=1, tok_s=44.1, tpot_ms=21.1, date="20261120-101500")
+    before = len(json.load(urllib.request.urlopen(f"{server}/api/campaigns/1/measurements")))
+    pushed = tierplan("push", str(run), "--server", server, "--campaign", "1", "--regime", "batch 1",
+                      "--prototype-of", "A1")
+    assert pushed.returncode == 0, pushed.stderr + pushed.stdout
+    assert "values stored as the evidence of A1's prototype" in pushed.stderr
+    assert len(json.load(urllib.request.urlopen(f"{server}/api/campaigns/1/measurements"))) == before
+    plan = html.unescape(urllib.request.urlopen(f"{server}/campaigns/1").read().decode())
+    assert "Sized by a prototype's benchmark in batch 1" in plan
+    unknown = tierplan("push", str(run), "--server", server, "--campaign", "1", "--prototype-of", "Z9")
+    assert unknown.returncode != 0 and "no intervention 'Z9' in this campaign" in unknown.stderr

@@ -123,6 +123,9 @@ def push(
     add_regimes: Annotated[bool, typer.Option(
         "--add-regimes", help="A regime for each run's concurrency none has (a sweep, for the capacity at SLO).")
     ] = False,
+    prototype_of: Annotated[str | None, typer.Option(
+        help="The key of the intervention a prototype of which ran (a branch's benchmark): the runs become its "
+             "evidence, not the regime's history.")] = None,
     how: Format = ReportFormat.TEXT,
     strict: Strict = False,
     out_file: OutFile = None,
@@ -133,7 +136,8 @@ def push(
     the same files stores nothing twice."""
     fields = {"kind": kind.value, "confirm": "true" if confirm else "false",
               "add_regimes": "true" if add_regimes else "false"}
-    for name, value in (("regime", regime), ("includes", includes), ("measured_at", measured_at)):
+    for name, value in (("regime", regime), ("includes", includes), ("measured_at", measured_at),
+                        ("prototype_of", prototype_of)):
         if value is not None:
             fields[name] = value
     client = Client(server, token or os.environ.get(TOKEN_ENV))
@@ -144,6 +148,8 @@ def push(
         raise (_usage(str(exc)) if exc.status == 404 else fail(str(exc))) from None
     stored = body["preview"].get("measurement_count", 0)
     how_stored = "already stored by an earlier push: nothing new" if body["replayed"] else f"{stored:,} values stored"
+    if prototype_of and not body["replayed"]:
+        how_stored += f" as the evidence of {prototype_of}'s prototype"
     print(f"pushed {', '.join(p.name for p in files)} to campaign {campaign}: {how_stored} "
           f"(batch {body['batch']})", file=sys.stderr)
     for warning in body["preview"].get("warnings", []):  # another model or GPU than the campaign's, say
