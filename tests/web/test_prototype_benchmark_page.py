@@ -71,6 +71,8 @@ def test_the_api_attaches_a_prototype_s_benchmark_as_the_page_does(client, demo_
     stored = client.post(f"/api/campaigns/{demo_id}/imports", data={"regime": "batch 1", "prototype_of": "A3"},
                          files=runs)
     assert stored.status_code == 201, stored.text
+    assert [sorted(f) for f in stored.json()["preview"]["files"]] == [  # not the server's path of the upload
+        ["duplicate_of", "format", "name", "sha256", "size_bytes"]]
     assert len(client.get(f"/api/campaigns/{demo_id}/measurements").json()) == before  # evidence, not the regime's
     text = html.unescape(client.get(f"/campaigns/{demo_id}").text)
     assert "Sized by a prototype's benchmark in batch 1 (import: bench_serve_append.json, line 2): 15.7 ms a step" in text

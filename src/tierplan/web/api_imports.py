@@ -49,8 +49,11 @@ class ImportResult(BaseModel):
 
 
 def _shown(preview: Preview) -> dict[str, Any]:
-    """The preview as the API gives it (the server's own file of the values to import left out)."""
-    return {k: v for k, v in asdict(preview).items() if k != "rows_path"}
+    """The preview as the API gives it: the server's own files (the uploads as saved, the values to import) left
+    out."""
+    shown = {k: v for k, v in asdict(preview).items() if k != "rows_path"}
+    shown["files"] = [{k: v for k, v in f.items() if k != "path"} for f in shown["files"]]
+    return shown
 
 
 def _utc(text: str) -> datetime:
