@@ -127,14 +127,14 @@ def fit_step_ms(case: dict, tokens_per_sequence: int) -> float:
     return us / 1000 + fit["ms_fixed"] + fit["ms_overhead"]
 
 
-def fit_case(case: dict) -> tuple[core.Regime, StepFloor, float]:
+def fit_case(case: dict, name: str = "case") -> tuple[core.Regime, StepFloor, float]:
     """The regime at the fit's plain step, its hardware model, and the throughput the fit gives the change."""
     g, m, c = case["gpu"], case["model"], case["concurrency"]
     gpu = GpuSpec(g["name"], g["count"], g["memory_gb"], g["bandwidth_gb_s"], (("bf16", g["tflops_bf16"]),))
     model = ModelSpec(m["name"], m["params_b"], m["params_b"], m["layers"], 0, 0, 0, m["bytes_per_weight"],
                       m["bytes_per_weight"], m["kv_bytes_per_token"], "bf16")
     plain = fit_step_ms(case, 1)
-    regime = core.Regime("case", c, 1e12, baseline_tok_s=c * 1000 / plain, step_ms=plain)
+    regime = core.Regime(name, c, 1e12, baseline_tok_s=c * 1000 / plain, step_ms=plain)
     g_tokens = case["draft_tokens"]
     verify = fit_step_ms(case, g_tokens + 1) + draft_ms(case)
     tokens = case.get("tokens_measured") or spec_expected_tokens(case["acceptance_measured"], g_tokens)
@@ -165,8 +165,25 @@ def unknowable(case: dict, result: dict) -> bool:
     return not result.get("settled", False)
 
 
+def fit_prototype_case(case: dict) -> tuple[core.Regime, core.Campaign, float]:
+    """A prototype benchmarked at one concurrency of the fit (its throughput the fit's there), carried to the case's:
+    the target regime, the campaign sized by the benchmark as the app sizes it, and the fit's throughput there."""
+    measured, measured_floor, prototype_tok_s = fit_case({**case, "concurrency": case["prototype_concurrency"]},
+                                                         "measured")
+    regime, floor, fitted_tok_s = fit_case(case)
+    entered = core.Intervention("PROTO", "prototype", core.ThreePoint(1, 1, 1), tier_key="A",
+                                effects=tuple(effect_of(e) for e in case["interventions"]))
+    campaign = core.Campaign((measured, regime), (core.Tier("A", "A", 0),), (entered,),
+                             floors=(("measured", measured_floor), ("case", floor)))
+    sized = sized_by_benchmarks(campaign, {"PROTO": (Benchmark("measured", prototype_tok_s, case["source"]),)})
+    return regime, sized, fitted_tok_s
+
+
 def replay(case: dict, samples: int, seed: int) -> dict:
     floors: tuple = ()
+    if "fit" in case and "prototype_concurrency" in case:
+        regime, campaign, fitted_tok_s = fit_prototype_case(case)
+        return _compare({**case, "measured_after_tok_s": fitted_tok_s}, regime, campaign, samples, seed)
     if "prototype" in case or "benchmark_prototype" in case:
         regime, campaign = prototype_case(case) if "prototype" in case else benchmark_case(case)
         evidence = campaign.interventions[0].evidence

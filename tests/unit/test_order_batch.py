@@ -9,7 +9,7 @@ import pytest
 from tests.factories import make_regime, same
 from tests.unit.test_ceiling import gpu, moe
 from tierplan.planning.ceiling import StepFloor
-from tierplan.planning.effects import apply_effect, point_draw
+from tierplan.planning.effects import apply_effect, calibrated, point_draw
 from tierplan.planning.model import (
     Campaign,
     Effect,
@@ -75,9 +75,11 @@ def mixed_campaign(seed: int, with_floor: bool) -> Campaign:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("with_floor", [False, True])
 def test_each_batched_score_is_the_candidates_own_score(seed, with_floor):
+    """Half the candidates keep a prototype's share of their log-gain (a speculative decoding's: of its tokens)."""
     campaign = mixed_campaign(seed, with_floor)
     todo = list(campaign.interventions)
-    draws = {i.key: [point_draw(e) for e in i.effects] for i in todo}
+    draws = {i.key: [calibrated(e, point_draw(e), 0.6 if n % 2 else None) for e in i.effects]
+             for n, i in enumerate(todo)}
     regimes = list(campaign.regimes)
     states = {r.name: start_state(r.profile) for r in regimes}
     contexts = {r.name: context_of(r, campaign) for r in regimes}

@@ -2,11 +2,12 @@
 
 import pytest
 
-from tests.factories import make_regime
+from tests.factories import make_regime, same
 from tests.unit.test_ceiling import gpu, moe
 from tierplan.planning.ceiling import VERIFY_EFFICIENCY, GpuSpec, ModelSpec, StepFloor
-from tierplan.planning.model import Campaign, Effect, EffectKind, Intervention, SpecDecode, ThreePoint, Tier
+from tierplan.planning.model import Campaign, Effect, EffectKind, Intervention, Regime, SpecDecode, ThreePoint, Tier
 from tierplan.planning.projection import project_regime
+from tierplan.planning.prototype_benchmark import Benchmark, sized_by_benchmarks
 from tierplan.planning.spec_break_even import break_even, speedup_at
 from tierplan.planning.step_changes import spec_cost
 from tierplan.services.presets import GPU_PRESETS, MODEL_PRESETS
@@ -174,3 +175,31 @@ def test_a_high_acceptance_pays_up_to_the_largest_concurrency_the_kv_cache_fits(
     # 80 GB x 0.9 - 16.06 GB of weights, over 1024 tokens x 128 KiB: 417 sequences
     assert found.limit == int((80e9 * 0.9 - 16.06e9) // (1024 * 131072))
     assert found.stops_at is None
+
+
+def eagle_campaign(acceptance: ThreePoint) -> Campaign:
+    """Llama-3.1-8B on one H100 at concurrency 1 and 64 (SpecDecode-Bench's plain steps, 296 tokens of context),
+    EAGLE k=3 entered with this acceptance and its drafter at 0.09 of a plain step."""
+    regimes = tuple(Regime(f"c{c}", c, 1e6, baseline_tok_s=c * 1000 / step, step_ms=step)
+                    for c, step in ((1, 7.1254), (64, 9.1812)))
+    effect = Effect(EffectKind.SPEC_DECODE, spec=SpecDecode(3, acceptance=acceptance, draft_cost=same(0.09)))
+    return Campaign(regimes, (Tier("A", "A", 1),), (Intervention("A2", "EAGLE", same(1), tier_key="A",
+                                                                    effects=(effect,)),),
+                    floors=tuple((r.name, llama_8b_on_h100(r.concurrency, 296)) for r in regimes))
+
+
+@pytest.mark.parametrize("entered", [0.3, 0.65, 0.9])
+def test_a_prototype_s_benchmark_sizes_the_tokens_a_step_and_the_cost_stays_priced(entered):
+    """Benchmarked at concurrency 1 at 1.8x (E = 2.35 tokens a step there), EAGLE at 64 takes E = 2.35 over what
+    drafting and verifying cost at 64, whatever acceptance was entered: 1.39x. Sized as a share of the whole
+    log-gain (cost included), an acceptance entered at 0.3 took the share to its bound (4) and carried 0.94x to 64,
+    one entered at 0.9 carried 1.51x."""
+    campaign = eagle_campaign(same(entered))
+    c1, c64 = campaign.regimes
+    spec = campaign.interventions[0].effects[0].spec
+    cost_1 = spec_cost(spec, floor=llama_8b_on_h100(1, 296), step_ms=7.1254)
+    measured_tok_s = c1.baseline_tok_s * 2.35 / cost_1
+    sized = sized_by_benchmarks(campaign, {"A2": (Benchmark("c1", measured_tok_s, "proto.json"),)})
+    assert project_regime(c1, sized).final.tok_s == pytest.approx(measured_tok_s, rel=1e-6)
+    cost_64 = spec_cost(spec, floor=llama_8b_on_h100(64, 296), step_ms=9.1812)
+    assert project_regime(c64, sized).final.tok_s == pytest.approx(c64.baseline_tok_s * 2.35 / cost_64, rel=1e-6)

@@ -107,9 +107,9 @@ def groups_of(candidates: list[Intervention], draws: dict[str, list[EffectDraw]]
                 column = np.full((rows, n), IDENTITY.get(name, 0.5))
                 column[at] = [getattr(draws[candidates[j].key][k], name) for _, j in cells]
                 values[name] = column
-            if rule_of(effect.kind).tokens:  # only the members verify more tokens a step
+            if rule_of(effect.kind).tokens:  # only the members verify more tokens a step, each with its own share
                 keep = np.zeros((rows, n))
-                keep[at] = 1.0
+                keep[at] = [1.0 if (r := draws[candidates[j].key][k].realised) is None else r for _, j in cells]
                 values["realised"] = keep
             out.append(Group(effect, EffectDraw(**values)))
     return out

@@ -6,7 +6,11 @@ their shape (which bucket, which kind of change) and the benchmark sets their si
 log-gain that the prototype realised, found so that the entered effects, applied to the measured regime's step with
 that share, give the measured gain (the same share calibration applies, planning/effects.py `calibrated`). The share
 then holds in every regime the effects touch, each regime's own profile deciding how much its step moves; in the
-measured regime the projection therefore reproduces the prototype's throughput.
+measured regime the projection therefore reproduces the prototype's throughput. A speculative decoding's share is of
+its tokens a step (step_changes.spec_decode): the acceptance is what one concurrency's benchmark shows, while what
+drafting and verifying cost grows with the sequences in flight and stays priced in each regime. As a share of the
+whole log-gain, cost included, an acceptance entered at 0.3 where EAGLE's was 0.65 took the share to its bound and
+carried a slowdown from concurrency 1 to 64 where the fit gives 1.39x (tests/unit/test_spec_decode_load.py).
 
 Where the prototype was slower than the baseline, or its effects would need more than MAX_REALISED times their
 predicted log-gain, the share stops at 0 or MAX_REALISED and `Fit.clamped` says so. A trace of a prototype says more
@@ -57,6 +61,7 @@ class Fit:
     also: tuple[Fit, ...] = ()  # benchmarks at other regimes that sized it with this one (a residual line)
     line_ms: tuple[float, float] | None = None  # that line: GPU ms a step fixed, and a sequence in flight
     entered: tuple[Effect, ...] | None = None  # the team's own estimates, where the residual adds GPU work beside them
+    of_tokens: bool = False  # a speculative decoding's share is of its tokens a step; what it costs stays priced
 
     @property
     def noise(self) -> bool:
@@ -133,6 +138,7 @@ def fit(intervention: Intervention, regime: Regime, context: RegimeContext, prot
         return Fit(regime.name, source, baseline_tok_s, prototype_tok_s, entered, 1.0, residual_ms=residual,
                    step_ms=step_ms)
     wanted = math.log(prototype_tok_s / baseline_tok_s)
+    of_tokens = any(rule_of(e.kind).tokens for e in intervention.effects if e.applies_to(regime.name))
 
     def miss(share: float) -> float:
         return math.log(gain(intervention, regime, context, share)) - wanted
@@ -141,7 +147,8 @@ def fit(intervention: Intervention, regime: Regime, context: RegimeContext, prot
     at_low, at_high = miss(low), miss(high)
     if at_low * at_high > 0:  # no share in range reaches it: the nearer end
         share = low if abs(at_low) <= abs(at_high) else high
-        return Fit(regime.name, source, baseline_tok_s, prototype_tok_s, entered, share, clamped=True)
+        return Fit(regime.name, source, baseline_tok_s, prototype_tok_s, entered, share, clamped=True,
+                   of_tokens=of_tokens)
     for _ in range(60):
         middle = (low + high) / 2
         at_middle = miss(middle)
@@ -152,7 +159,7 @@ def fit(intervention: Intervention, regime: Regime, context: RegimeContext, prot
             high, at_high = middle, at_middle
         else:
             low = middle
-    return Fit(regime.name, source, baseline_tok_s, prototype_tok_s, entered, (low + high) / 2)
+    return Fit(regime.name, source, baseline_tok_s, prototype_tok_s, entered, (low + high) / 2, of_tokens=of_tokens)
 
 
 def with_benchmark(intervention: Intervention, measured: Regime, context: RegimeContext, prototype_tok_s: float,

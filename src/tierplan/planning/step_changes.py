@@ -182,18 +182,24 @@ def spec_decode(state: StepState, spec: SpecDecode, draw: EffectDraw, regime: Re
     model's, StepFloor.verify_added_ms), added as its own bucket: fixed costs a step (launches, collectives, small
     kernels) do not grow with the tokens verified, and on a host-bound step the added GPU work is hidden until the GPU
     side binds. A draft cost c (the drafter's own time for each draft token, of a plain step: a draft model's forward)
-    makes the step 1 + g c times as long besides; without the hardware model it is the whole price."""
+    makes the step 1 + g c times as long besides; without the hardware model it is the whole price.
+
+    `realised` (a prototype's benchmark, or calibration) is the share of the expected tokens' log a step keeps: E to
+    that power, as an acceptance other than the one entered would give. What drafting and verifying cost stays as
+    priced: the acceptance is what a benchmark at one concurrency can tell, the cost is not (it grows with the
+    sequences in flight). A share of 0 leaves the step as it was (order_batch.py: a candidate that does not hold it)."""
     keep = 1.0 if draw.realised is None else draw.realised
     tokens = spec_tokens(spec, draw.acceptance) ** keep
+    held = np.where(keep > 0, 1.0, 0.0) if isinstance(keep, np.ndarray) else float(keep > 0)
     floor, step_ms = regime.floor, regime.step_ms
     if spec.draft_cost is None and floor is None:
         return "no draft cost entered and no hardware and model specs to estimate it"
     if spec.draft_cost is None and step_ms is None:
         return "no draft cost entered and no baseline step to add the verify step's GPU time to"
     if spec.draft_cost is not None:
-        scale_all(state, spec_step_cost(spec.draft_tokens, draw.draft_cost) ** keep)
+        scale_all(state, 1 + (spec_step_cost(spec.draft_tokens, draw.draft_cost) - 1) * held)
     if floor is not None and step_ms is not None:
-        added = floor.verify_added_ms(spec.draft_tokens) / step_ms * keep
+        added = floor.verify_added_ms(spec.draft_tokens) / step_ms * held
         state.buckets[VERIFY_BUCKET] = state.buckets.get(VERIFY_BUCKET, 0.0) + added
     else:
         state.notes.append("no hardware and model specs or no baseline step: the verify step's added GPU time is not "

@@ -40,7 +40,12 @@ def benchmark_sentence(fit: Fit) -> str:
     return (f"Sized by a prototype's benchmark in {_measured(fit)}: it measured {fmt.tok_s(fit.prototype_tok_s)}, "
             f"{fit.measured_gain:.3g}x the baseline's {fmt.tok_s(fit.baseline_tok_s)}, where the estimates entered "
             f"projected {fit.entered_gain:.3g}x; "
-            f"planned with {fit.realised:.0%} of their predicted log-gain in every regime they act on{clamped}")
+            f"planned with {fit.realised:.0%} of their predicted log-gain in every regime they act on{clamped}"
+            f"{TOKENS_SHARE if fit.of_tokens else ''}")
+
+
+TOKENS_SHARE = ("; a speculative decoding's share is of its tokens a step (the acceptance the benchmark shows), what "
+                "drafting and verifying cost stays priced in each regime")
 
 
 def _power(exponent: float) -> str:
