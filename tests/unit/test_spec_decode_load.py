@@ -203,3 +203,13 @@ def test_a_prototype_s_benchmark_sizes_the_tokens_a_step_and_the_cost_stays_pric
     assert project_regime(c1, sized).final.tok_s == pytest.approx(measured_tok_s, rel=1e-6)
     cost_64 = spec_cost(spec, floor=llama_8b_on_h100(64, 296), step_ms=9.1812)
     assert project_regime(c64, sized).final.tok_s == pytest.approx(c64.baseline_tok_s * 2.35 / cost_64, rel=1e-6)
+
+
+def test_a_prototype_slower_than_the_plain_step_is_sized_to_that_slowdown():
+    """At concurrency 64 a prototype at 0.9x the plain step's throughput (drafts mostly rejected): the share of the
+    tokens that gives it, with the cost paid in full; not the plain step (a share of 0 is "not held")."""
+    campaign = eagle_campaign(same(0.65))
+    c64 = campaign.regimes[1]
+    sized = sized_by_benchmarks(campaign, {"A2": (Benchmark("c64", 0.9 * c64.baseline_tok_s, "proto.json"),)})
+    assert 0 < sized.interventions[0].realised < 0.5 and not sized.interventions[0].evidence.clamped
+    assert project_regime(c64, sized).final.tok_s == pytest.approx(0.9 * c64.baseline_tok_s, rel=1e-6)

@@ -42,6 +42,7 @@ from tierplan.planning.step_changes import RegimeContext
 
 MAX_REALISED = 4.0  # a prototype that needs more than 4x the entered log-gain says the estimates were not its shape
 UNCHANGED = 1e-6  # |ln gain| under this: the entered effects do not move the regime's step
+HELD_FLOOR = 1e-9  # a speculative decoding's least share: its cost paid, next to none of its tokens (0: not held)
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ def fit(intervention: Intervention, regime: Regime, context: RegimeContext, prot
     def miss(share: float) -> float:
         return math.log(gain(intervention, regime, context, share)) - wanted
 
-    low, high = 0.0, MAX_REALISED
+    low, high = (HELD_FLOOR if of_tokens else 0.0), MAX_REALISED
     at_low, at_high = miss(low), miss(high)
     if at_low * at_high > 0:  # no share in range reaches it: the nearer end
         share = low if abs(at_low) <= abs(at_high) else high
