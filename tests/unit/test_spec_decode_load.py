@@ -1,5 +1,7 @@
 """Speculative decoding that follows load: the verification step costs what the hardware model says."""
 
+import math
+
 import pytest
 
 from tests.factories import make_regime, same
@@ -9,8 +11,9 @@ from tierplan.planning.model import Campaign, Effect, EffectKind, Intervention, 
 from tierplan.planning.projection import project_regime
 from tierplan.planning.prototype_benchmark import Benchmark, sized_by_benchmarks
 from tierplan.planning.spec_break_even import break_even, speedup_at
-from tierplan.planning.step_changes import spec_cost
+from tierplan.planning.step_changes import spec_cost, spec_tokens
 from tierplan.services.presets import GPU_PRESETS, MODEL_PRESETS
+from tierplan.text.benchmarks import benchmark_sentence
 
 
 def v4_floor(concurrency: int) -> StepFloor:
@@ -213,3 +216,18 @@ def test_a_prototype_slower_than_the_plain_step_is_sized_to_that_slowdown():
     sized = sized_by_benchmarks(campaign, {"A2": (Benchmark("c64", 0.9 * c64.baseline_tok_s, "proto.json"),)})
     assert 0 < sized.interventions[0].realised < 0.5 and not sized.interventions[0].evidence.clamped
     assert project_regime(c64, sized).final.tok_s == pytest.approx(0.9 * c64.baseline_tok_s, rel=1e-6)
+
+
+def test_a_benchmark_beyond_every_draft_accepted_is_held_to_g_plus_1_tokens_and_says_so():
+    """6x at concurrency 1 with g = 3 would need 7.9 tokens a step: the share stops where E reaches 4 (every draft
+    accepted) and the fit says it was clamped (something else changed that step)."""
+    campaign = eagle_campaign(same(0.65))
+    c1 = campaign.regimes[0]
+    sized = sized_by_benchmarks(campaign, {"A2": (Benchmark("c1", 6 * c1.baseline_tok_s, "proto.json"),)})
+    evidence = sized.interventions[0].evidence
+    assert evidence.clamped and evidence.of_tokens
+    assert "(every draft accepted, g + 1 tokens a step, is as far as drafting goes" in benchmark_sentence(evidence)
+    spec = campaign.interventions[0].effects[0].spec
+    assert sized.interventions[0].realised == pytest.approx(math.log(4) / math.log(float(spec_tokens(spec))))
+    cost_1 = spec_cost(spec, floor=llama_8b_on_h100(1, 296), step_ms=7.1254)
+    assert project_regime(c1, sized).final.tok_s == pytest.approx(c1.baseline_tok_s * 4 / cost_1, rel=1e-6)

@@ -38,7 +38,7 @@ from tierplan.planning.model import Campaign, Effect, Intervention, PlanningErro
 from tierplan.planning.projection import context_of
 from tierplan.planning.prototype_residual import is_noise, line, line_effects, residual_effects, works_in
 from tierplan.planning.step import StepState, start_state
-from tierplan.planning.step_changes import RegimeContext
+from tierplan.planning.step_changes import RegimeContext, spec_tokens
 
 MAX_REALISED = 4.0  # a prototype that needs more than 4x the entered log-gain says the estimates were not its shape
 UNCHANGED = 1e-6  # |ln gain| under this: the entered effects do not move the regime's step
@@ -144,7 +144,7 @@ def fit(intervention: Intervention, regime: Regime, context: RegimeContext, prot
     def miss(share: float) -> float:
         return math.log(gain(intervention, regime, context, share)) - wanted
 
-    low, high = (HELD_FLOOR if of_tokens else 0.0), MAX_REALISED
+    low, high = (HELD_FLOOR if of_tokens else 0.0), tokens_bound(intervention, regime)
     at_low, at_high = miss(low), miss(high)
     if at_low * at_high > 0:  # no share in range reaches it: the nearer end
         share = low if abs(at_low) <= abs(at_high) else high
@@ -161,6 +161,18 @@ def fit(intervention: Intervention, regime: Regime, context: RegimeContext, prot
         else:
             low = middle
     return Fit(regime.name, source, baseline_tok_s, prototype_tok_s, entered, (low + high) / 2, of_tokens=of_tokens)
+
+
+def tokens_bound(intervention: Intervention, regime: Regime) -> float:
+    """The largest share a benchmark may give: MAX_REALISED, and for a speculative decoding the share that yields g + 1
+    tokens a step (every draft accepted); a benchmark beyond it shows something else changed the step."""
+    bound = MAX_REALISED
+    for effect in intervention.effects:
+        if effect.spec is not None and effect.applies_to(regime.name):
+            tokens = float(spec_tokens(effect.spec))
+            if tokens > 1:
+                bound = min(bound, math.log(effect.spec.draft_tokens + 1) / math.log(tokens))
+    return bound
 
 
 def with_benchmark(intervention: Intervention, measured: Regime, context: RegimeContext, prototype_tok_s: float,

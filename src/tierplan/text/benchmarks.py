@@ -37,6 +37,9 @@ def benchmark_sentence(fit: Fit) -> str:
         return (f"{head}. It is carried with the sequences in flight, its band from their {_power(low)} to their "
                 f"{_power(high)}; a benchmark at a second concurrency splits it into fixed and per-sequence parts")
     clamped = " (the nearest share the estimates allow: check their shape)" if fit.clamped else ""
+    if fit.clamped and fit.of_tokens and fit.realised > 1:
+        clamped = (" (every draft accepted, g + 1 tokens a step, is as far as drafting goes: something else made the "
+                   "benchmarked step faster)")
     return (f"Sized by a prototype's benchmark in {_measured(fit)}: it measured {fmt.tok_s(fit.prototype_tok_s)}, "
             f"{fit.measured_gain:.3g}x the baseline's {fmt.tok_s(fit.baseline_tok_s)}, where the estimates entered "
             f"projected {fit.entered_gain:.3g}x; "
