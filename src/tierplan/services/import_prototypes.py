@@ -24,11 +24,16 @@ from tierplan.text import formatting as fmt
 from tierplan.text.benchmarks import benchmark_sentence
 
 
+def unknown_key(keys: Iterable[str], key: str) -> str | None:
+    """Why `key` cannot name a prototype's intervention (None: it is one of the campaign's `keys`)."""
+    keys = sorted(keys)
+    return None if key in keys else f"no intervention {key!r} in this campaign (it has {', '.join(keys)})"
+
+
 def check_key(keys: Iterable[str], key: str) -> None:
     """FormInvalid at the field unless `key` is one of the campaign's intervention `keys`."""
-    keys = sorted(keys)
-    if key not in keys:
-        raise FormInvalid({"prototype_of": f"no intervention {key!r} in this campaign (it has {', '.join(keys)})"})
+    if (problem := unknown_key(keys, key)) is not None:
+        raise FormInvalid({"prototype_of": problem})
 
 
 def newest(rows: list[MeasurementRow]) -> MeasurementRow | None:

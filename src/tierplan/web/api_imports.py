@@ -23,6 +23,7 @@ from tierplan.planning.model import MeasurementKind
 from tierplan.services.campaigns import get_campaign
 from tierplan.services.import_confirm import batch_imported, confirm_import, imports_of, undo_import
 from tierplan.services.import_jobs import drop_job
+from tierplan.services.import_prototypes import unknown_key
 from tierplan.services.imports import Preview, import_options, import_problems
 from tierplan.services.parse_jobs import ParseLimits, ParseRequest, submit
 from tierplan.services.plan import plan_of
@@ -100,9 +101,8 @@ async def post_import(
     if unknown:  # before a byte is stored: a run must not be recorded as including nothing by a typo
         raise Conflicting({"includes": f"no intervention {', '.join(unknown)} in this campaign (it has "
                                        f"{', '.join(sorted(known)) or 'none'})"})
-    if prototype_of and prototype_of.strip() not in known:
-        raise Conflicting({"prototype_of": f"no intervention {prototype_of.strip()!r} in this campaign (it has "
-                                           f"{', '.join(sorted(known)) or 'none'})"})
+    if prototype_of and (problem := unknown_key(known, prototype_of.strip())) is not None:
+        raise Conflicting({"prototype_of": problem})  # before a byte is stored, as for `includes`
     token = secrets.token_hex(16)
     batch = idempotency_key(key) or secrets.token_hex(16)
     folder = Path(settings.upload_dir) / token
